@@ -1,0 +1,86 @@
+/**
+ * The real api for the balance bench, in its own process: a fresh schema and Redis
+ * prefix, migrations, `createApp`, a listener on a random port, and one demo account
+ * with a key made through the admin API. Prints one JSON line `{"url","key"}` once it
+ * serves; on SIGTERM/SIGINT (or when the parent bench's pipe closes) it stops and
+ * removes its schema and keys.
+ */
+import { connectPostgres, connectRedis, migrate } from "@gw/store";
+import { exitWithParent, openBenchStore, stringField } from "../../../scripts/bench-lib.ts";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { serverBodyCap } from "../src/plugins/body-limit.ts";
+
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+/** The pool size main.ts uses by default. */
+const POOL_MAX = 10;
+
+const store = await openBenchStore(
+  { connectPostgres, connectRedis, migrate },
+  {
+    poolMax: POOL_MAX,
+  },
+);
+
+let shuttingDown = false;
+let stopServer: () => Promise<void> = async () => {};
+async function shutdown(reason: string, code = 0): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  try {
+    await stopServer();
+  } catch (error) {
+    console.error(`[bench api] stop after ${reason} failed:`, error);
+  }
+  try {
+    await store.close();
+  } catch (error) {
+    console.error(`[bench api] cleanup of ${store.schema} failed:`, error);
+    code = 1;
+  }
+  process.exit(code);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
+exitWithParent((reason) => void shutdown(reason));
+
+try {
+  const config = loadConfig({
+    ADMIN_TOKEN,
+    DATABASE_URL: store.databaseUrl,
+    REDIS_URL: store.redisUrl,
+    REDIS_PREFIX: store.prefix,
+  });
+  const { app, closures } = await createApp({ config, sql: store.sql, redis: store.redis });
+  stopServer = async () => {
+    closures.stop();
+    await app.stop(true);
+  };
+  app.listen({
+    port: 0,
+    hostname: "127.0.0.1",
+    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes),
+  });
+  const port = app.server?.port;
+  if (port === undefined) throw new Error("the api did not start listening");
+  const url = `http://127.0.0.1:${port}`;
+
+  const admin = async (path: string, body: unknown): Promise<unknown> => {
+    const response = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) {
+      throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    }
+    return response.json();
+  };
+  const user = await admin("/admin/users", { name: "bench user", balance_usd: 10, discount: 0 });
+  const key = await admin("/admin/keys", { user_id: stringField(user, "id"), name: "bench key" });
+
+  console.log(JSON.stringify({ url, key: stringField(key, "key") }));
+} catch (error) {
+  console.error("[bench api] failed to start:", error);
+  await shutdown("start failure", 1);
+}

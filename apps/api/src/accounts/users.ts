@@ -1,0 +1,63 @@
+import type { Sql } from "@gw/store";
+
+export interface UserRow {
+  id: bigint;
+  name: string;
+  balance_quota: bigint;
+  spent_quota: bigint;
+  discount_ppm: number;
+  status: "active" | "disabled";
+}
+
+export interface NewUser {
+  name: string;
+  balanceQuota: bigint;
+  discountPpm: number;
+  status: "active" | "disabled";
+}
+
+/**
+ * Creates an account. An opening balance is written as a credit entry in the same
+ * transaction, so the wallet equals its ledger from the first moment. A new wallet is
+ * not in Redis yet; it is loaded from these rows on first use.
+ */
+export async function createUser(sql: Sql, input: NewUser): Promise<UserRow> {
+  return sql.begin(async (tx) => {
+    const [user] = await tx<UserRow[]>`
+      insert into users (name, balance_quota, discount_ppm, status)
+      values (${input.name}, ${input.balanceQuota}, ${input.discountPpm}, ${input.status})
+      returning id, name, balance_quota, spent_quota, discount_ppm, status`;
+    if (input.balanceQuota > 0n) {
+      await tx`insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
+               values (${user!.id}, 'credit', ${input.balanceQuota}, ${`opening:${user!.id}`}, 'opening balance')`;
+    }
+    return user!;
+  });
+}
+
+export async function findUser(sql: Sql, id: bigint): Promise<UserRow | null> {
+  const [user] = await sql<UserRow[]>`
+    select id, name, balance_quota, spent_quota, discount_ppm, status from users where id = ${id}`;
+  return user ?? null;
+}
+
+export interface UserChanges {
+  name?: string;
+  discountPpm?: number;
+  status?: "active" | "disabled";
+}
+
+export async function updateUser(
+  sql: Sql,
+  id: bigint,
+  changes: UserChanges,
+): Promise<UserRow | null> {
+  const [user] = await sql<UserRow[]>`
+    update users set
+      name = coalesce(${changes.name ?? null}, name),
+      discount_ppm = coalesce(${changes.discountPpm ?? null}::integer, discount_ppm),
+      status = coalesce(${changes.status ?? null}, status)
+    where id = ${id}
+    returning id, name, balance_quota, spent_quota, discount_ppm, status`;
+  return user ?? null;
+}

@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import { ApiError } from "../errors.ts";
+
+/** The server's own cap stays above the JSON limit, so this plugin answers first, in the error shape. */
+export function serverBodyCap(maxJsonBodyBytes: number): number {
+  return maxJsonBodyBytes * 4;
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new ApiError("payload_too_large", `The request body exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Refuses bodies larger than the limit: at once when the declared length says so, and
+ * while reading a JSON body that declared none (chunked), so no oversized body is parsed.
+ */
+export function bodyLimitPlugin(maxBytes: number) {
+  return new Elysia({ name: "gw/body-limit", seed: maxBytes })
+    .onRequest(({ request }) => {
+      const length = request.headers.get("content-length");
+      if (length !== null && Number(length) > maxBytes) {
+        throw new ApiError("payload_too_large", `The request body exceeds ${maxBytes} bytes`);
+      }
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      if (!contentType.startsWith("application/json")) return;
+      const text = await readLimited(request, maxBytes);
+      try {
+        return text === "" ? undefined : JSON.parse(text);
+      } catch {
+        throw new ApiError("invalid_request", "The request body is not valid JSON");
+      }
+    });
+}

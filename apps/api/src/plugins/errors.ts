@@ -1,0 +1,56 @@
+import { Elysia } from "elysia";
+import { ApiError, errorResponse } from "../errors.ts";
+
+interface ValidationIssue {
+  path?: string;
+  summary?: string;
+  message?: string;
+}
+
+/** Names the first offending field so a client can fix the request without guessing. */
+function describeValidation(error: unknown): string {
+  const details = error as { type?: string; all?: ValidationIssue[] };
+  const first = details.all?.[0];
+  const where = details.type ?? "request";
+  if (!first) return `Invalid ${where}`;
+  const field = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
+  const what = first.summary ?? first.message ?? "is invalid";
+  return field ? `Invalid ${where} field '${field}': ${what}` : `Invalid ${where}: ${what}`;
+}
+
+/**
+ * Turns every failure into the one error shape. Unknown failures are logged by code
+ * and path only (never headers or bodies, which may carry keys) and answer 500.
+ */
+export const errorPlugin = new Elysia({ name: "gw/errors" }).onError(
+  { as: "global" },
+  ({ code, error, request }) => {
+    // Elysia wraps what a parser throws in its own PARSE error; the refusal is the cause.
+    const cause = (error as { cause?: unknown }).cause;
+    if (error instanceof ApiError) return errorResponse(error.code, error.message, error.headers);
+    if (cause instanceof ApiError) return errorResponse(cause.code, cause.message, cause.headers);
+    switch (code) {
+      case "VALIDATION":
+        return errorResponse("invalid_request", describeValidation(error));
+      case "PARSE":
+        return errorResponse(
+          "invalid_request",
+          "The request body could not be parsed; send valid JSON with Content-Type: application/json",
+        );
+      case "NOT_FOUND":
+        return errorResponse(
+          "not_found",
+          `No endpoint ${request.method} ${new URL(request.url).pathname}`,
+        );
+      case "INVALID_COOKIE_SIGNATURE":
+      case "INVALID_FILE_TYPE":
+        return errorResponse("invalid_request", "Invalid request");
+      default: {
+        const path = new URL(request.url).pathname;
+        const message = error instanceof Error ? error.message : String(error);
+        console.error(`[api] ${request.method} ${path} failed: ${message}`);
+        return errorResponse("internal_error", "Internal error; the request may be retried");
+      }
+    }
+  },
+);

@@ -1,0 +1,97 @@
+import { afterAll } from "bun:test";
+import { createTestStore, type TestStore } from "@gw/store/testing";
+import { createApp } from "./app.ts";
+import { type ApiConfig, loadConfig } from "./config.ts";
+import { serverBodyCap } from "./plugins/body-limit.ts";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestApi {
+  store: TestStore;
+  url: string;
+  config: ApiConfig;
+  app: Awaited<ReturnType<typeof createApp>>;
+  /** A call to the running server; `key` becomes `Authorization: Bearer <key>`. */
+  call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  /** A fresh account with a key, made through the admin API; returns the secret. */
+  account(options?: {
+    balanceUsd?: number;
+    discount?: number;
+    key?: Record<string, unknown>;
+  }): Promise<Account>;
+  stop(): Promise<void>;
+}
+
+export interface CallOptions {
+  key?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+}
+
+export interface Account {
+  userId: string;
+  keyId: string;
+  secret: string;
+}
+
+/**
+ * A real api on a random port over this file's own schema and Redis prefix.
+ * `env` overrides configuration as an operator would through the environment.
+ */
+export async function startTestApi(
+  env: Record<string, string> = {},
+  store?: TestStore,
+): Promise<TestApi> {
+  const ownStore = store ?? (await createTestStore());
+  const config = loadConfig({ ADMIN_TOKEN, ...env, REDIS_PREFIX: ownStore.prefix });
+  const built = await createApp({ config, sql: ownStore.sql, redis: ownStore.redis });
+  built.app.listen({
+    port: 0,
+    hostname: "127.0.0.1",
+    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes),
+  });
+  const url = `http://127.0.0.1:${built.app.server!.port}`;
+
+  const call = (method: string, path: string, options: CallOptions = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return fetch(`${url}${path}`, { method, headers, body });
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(method, path, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body });
+
+  const account: TestApi["account"] = async (options = {}) => {
+    const user = await admin("POST", "/admin/users", {
+      name: "test user",
+      balance_usd: options.balanceUsd ?? 10,
+      discount: options.discount ?? 0,
+    });
+    if (user.status !== 201) throw new Error(`account: ${user.status} ${await user.text()}`);
+    const { id: userId } = (await user.json()) as { id: string };
+    const key = await admin("POST", "/admin/keys", {
+      user_id: userId,
+      name: "test key",
+      ...options.key,
+    });
+    if (key.status !== 201) throw new Error(`account key: ${key.status} ${await key.text()}`);
+    const created = (await key.json()) as { id: string; key: string };
+    return { userId, keyId: created.id, secret: created.key };
+  };
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    built.closures.stop();
+    await built.app.stop(true);
+  };
+  afterAll(stop);
+  return { store: ownStore, url, config, app: built, call, admin, account, stop };
+}

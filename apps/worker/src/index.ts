@@ -1,0 +1,1 @@
+export { runMaintenance, startMaintenance } from "./maintenance.ts";

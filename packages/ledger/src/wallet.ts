@@ -1,0 +1,88 @@
+import { runLua } from "@gw/store";
+import type { LedgerContext } from "./context.ts";
+import { scripts, walletKeys } from "./scripts.ts";
+import type { WalletView } from "./types.ts";
+
+interface KeyRow {
+  id: bigint;
+  quota_limit: bigint | null;
+  used_quota: bigint;
+}
+
+interface HoldRow {
+  id: string;
+  key_id: bigint | null;
+  amount_quota: bigint;
+  created_ms: bigint;
+}
+
+/**
+ * Loads a wallet into Redis from Postgres, the truth: balance, every key's budget and
+ * every open hold. Reads happen in one repeatable-read snapshot so the figures agree.
+ * Returns false when the owner does not exist.
+ */
+export async function loadWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
+  const snapshot = await ctx.sql.begin("isolation level repeatable read read only", async (tx) => {
+    const [user] = await tx<{ balance_quota: bigint }[]>`
+      select balance_quota from users where id = ${userId}`;
+    if (!user) return null;
+    const keys = await tx<KeyRow[]>`
+      select id, quota_limit, used_quota from api_keys where user_id = ${userId}`;
+    const holds = await tx<HoldRow[]>`
+      select id, key_id, amount_quota,
+             (extract(epoch from created_at) * 1000)::bigint as created_ms
+      from holds where user_id = ${userId} and state = 'pending'`;
+    return { balance: user.balance_quota, keys, holds };
+  });
+  if (!snapshot) return false;
+  const args: (string | bigint)[] = [snapshot.balance, String(snapshot.keys.length)];
+  for (const key of snapshot.keys) args.push(key.id, key.quota_limit ?? -1n, key.used_quota);
+  for (const hold of snapshot.holds) {
+    args.push(hold.id, hold.amount_quota, hold.key_id ?? 0n, hold.created_ms);
+  }
+  await runLua(ctx.redis, scripts.loadWallet, walletKeys(ctx.prefix, userId), args);
+  return true;
+}
+
+/** Drops a wallet's Redis state and loads it again from Postgres. */
+export async function resyncWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
+  await ctx.redis.del(...walletKeys(ctx.prefix, userId));
+  return loadWallet(ctx, userId);
+}
+
+/**
+ * Tells a loaded wallet a key's budget (after the key is created or changed in
+ * Postgres). Returns false when the owner has no such key.
+ */
+export async function syncKeyBudget(
+  ctx: LedgerContext,
+  userId: bigint,
+  keyId: bigint,
+): Promise<boolean> {
+  const [key] = await ctx.sql<KeyRow[]>`
+    select id, quota_limit, used_quota from api_keys where id = ${keyId} and user_id = ${userId}`;
+  if (!key) return false;
+  const [wallet] = walletKeys(ctx.prefix, userId);
+  await runLua(
+    ctx.redis,
+    scripts.adjustWallet,
+    [wallet],
+    ["budget", key.id, key.quota_limit ?? -1n, key.used_quota],
+  );
+  return true;
+}
+
+/** The wallet as Redis sees it, loading it first when needed. */
+export async function readWallet(ctx: LedgerContext, userId: bigint): Promise<WalletView | null> {
+  const [wallet] = walletKeys(ctx.prefix, userId);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [balance, held] = await ctx.redis.hmget(wallet, "balance", "held");
+    if (balance != null && held != null) {
+      const balanceQuota = BigInt(balance);
+      const heldQuota = BigInt(held);
+      return { balanceQuota, heldQuota, availableQuota: balanceQuota - heldQuota };
+    }
+    if (!(await loadWallet(ctx, userId))) return null;
+  }
+  throw new Error(`wallet of user ${userId} could not be loaded into Redis`);
+}

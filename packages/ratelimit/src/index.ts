@@ -1,0 +1,1 @@
+export { checkWindow, type WindowCheck, type WindowResult } from "./window.ts";

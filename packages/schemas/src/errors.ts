@@ -1,0 +1,43 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+/**
+ * Every error the gateway answers, with its HTTP status and OpenAI-style type. This is
+ * the one place codes meet statuses; everything else returns or throws a code.
+ */
+export const ERRORS = {
+  invalid_request: { status: 400, type: "invalid_request_error" },
+  invalid_api_key: { status: 401, type: "authentication_error" },
+  key_disabled: { status: 401, type: "authentication_error" },
+  key_expired: { status: 401, type: "authentication_error" },
+  key_exhausted: { status: 401, type: "authentication_error" },
+  key_deleted: { status: 401, type: "authentication_error" },
+  account_disabled: { status: 401, type: "authentication_error" },
+  invalid_admin_token: { status: 401, type: "authentication_error" },
+  ip_not_allowed: { status: 403, type: "permission_error" },
+  not_found: { status: 404, type: "not_found_error" },
+  admin_disabled: { status: 404, type: "not_found_error" },
+  conflict: { status: 409, type: "invalid_request_error" },
+  payload_too_large: { status: 413, type: "invalid_request_error" },
+  unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  rate_limited: { status: 429, type: "rate_limit_error" },
+  internal_error: { status: 500, type: "server_error" },
+  endpoint_closed: { status: 503, type: "service_unavailable_error" },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String({ description: "What went wrong, for a human." }),
+      type: Type.String({ description: "OpenAI-style error class, e.g. invalid_request_error." }),
+      code: Type.String({ description: "Stable snake_case code to branch on." }),
+    }),
+  },
+  { description: "The one error shape of every endpoint." },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { error: { message, type: ERRORS[code].type, code } };
+}

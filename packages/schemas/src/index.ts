@@ -1,0 +1,3 @@
+export * from "./admin.ts";
+export * from "./balance.ts";
+export * from "./errors.ts";

@@ -1,0 +1,4 @@
+export { type LuaScript, loadLua, runLua } from "./lua.ts";
+export { listMigrations, type Migration, migrate } from "./migrate.ts";
+export { connectPostgres, type PostgresOptions, type Sql } from "./postgres.ts";
+export { connectRedis, duplicateClient, type RedisClient, type RedisOptions } from "./redis.ts";

@@ -1,0 +1,108 @@
+/**
+ * `bun run start`: the whole gateway on this machine. Installs dependencies if needed,
+ * picks Postgres and Redis (the configured ones, the local default ports, or embedded
+ * ones), applies migrations, makes a demo account with $10 and a key, then runs the api
+ * and a worker as child processes until interrupted.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+const dataDir = resolve(process.env.DATA_DIR || join(root, ".data"));
+
+if (!existsSync(join(root, "node_modules", "@gw", "api"))) {
+  console.log("[start] installing dependencies (bun install)");
+  const install = Bun.spawnSync(["bun", "install"], {
+    cwd: root,
+    stdio: ["inherit", "inherit", "inherit"],
+  });
+  if (install.exitCode !== 0) process.exit(install.exitCode ?? 1);
+}
+
+const { BackendError, resolveBackends } = await import("@gw/store/embedded");
+const { connectPostgres, connectRedis, migrate } = await import("@gw/store");
+const { ensureDemo } = await import("./demo.ts");
+
+const production = process.env.NODE_ENV === "production";
+let backends: Awaited<ReturnType<typeof resolveBackends>>;
+try {
+  backends = await resolveBackends(process.env, { dataDir, poolMax: 20 });
+} catch (error) {
+  if (error instanceof BackendError) {
+    console.error(`[start] ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const prefix = process.env.REDIS_PREFIX || "gw";
+const sql = connectPostgres(backends.databaseUrl, { max: 2 });
+const redis = connectRedis(backends.redisUrl);
+await migrate(sql);
+const demo = production ? null : await ensureDemo(sql, redis, dataDir, prefix);
+await sql.end();
+redis.disconnect();
+
+const port = process.env.PORT || "3000";
+const env = {
+  ...process.env,
+  DATABASE_URL: backends.databaseUrl,
+  REDIS_URL: backends.redisUrl,
+  PORT: port,
+  ...(demo ? { ADMIN_TOKEN: demo.adminToken } : {}),
+};
+const children = [
+  Bun.spawn(["bun", "run", join(root, "apps/api/src/main.ts")], {
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+  }),
+  Bun.spawn(["bun", "run", join(root, "apps/worker/src/main.ts")], {
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+  }),
+];
+
+let stopping = false;
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => child.exited));
+    await backends.stop();
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => void stop(0));
+process.on("SIGTERM", () => void stop(0));
+for (const child of children) {
+  void child.exited.then((code) => {
+    if (!stopping) {
+      console.error(`[start] a child process exited (${code}); stopping the gateway`);
+      void stop(code || 1);
+    }
+  });
+}
+
+if (demo) {
+  const base = `http://localhost:${port}`;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const ready = await fetch(`${base}/v1/balance`, {
+      headers: { authorization: `Bearer ${demo.secret}` },
+    }).catch(() => null);
+    if (ready?.ok) break;
+    await Bun.sleep(100);
+  }
+  console.log(
+    [
+      "",
+      "=== gateway ready ==================================================",
+      `  api          ${base}   (OpenAPI page: ${base}/swagger)`,
+      `  demo key     ${demo.secret}   (account ${demo.userId}, $10 to start; kept in ${join(dataDir, "demo-key")})`,
+      `  admin token  ${demo.adminToken}   (kept in ${join(dataDir, "admin-token")} unless ADMIN_TOKEN is set)`,
+      "  try:",
+      `    curl -s ${base}/v1/balance -H "Authorization: Bearer ${demo.secret}"`,
+      "===================================================================",
+      "",
+    ].join("\n"),
+  );
+}
