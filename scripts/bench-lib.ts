@@ -3,7 +3,7 @@
  * tables, an isolated Postgres schema + Redis prefix per run, and child-process servers.
  * It imports no workspace package; the store functions are passed in by the caller.
  */
-import { randomBytes } from "node:crypto";
+import { type IsolatedStore, openIsolatedStore } from "@gw/store";
 
 export const BENCH_DATABASE_URL =
   process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -19,7 +19,7 @@ export interface LoadOptions {
   durationMs: number;
   /** Operations started in this first window are run but not counted. */
   warmupMs: number;
-  /** Hard cap on operations started, warm-up included. */
+  /** Hard cap on operations started in the measured window (the warm-up is bounded by time). */
   maxOps: number;
   /** One operation; `i` is unique within the run. Throwing counts as an error. */
   op: (i: number) => Promise<void>;
@@ -53,12 +53,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const errorMessages = new Map<string, number>();
   let errors = 0;
   let started = 0;
+  let measured = 0;
   let lastEnd = measureFrom;
 
   const worker = async () => {
     for (;;) {
       const t0 = performance.now();
-      if (t0 >= stopAt || started >= maxOps) return;
+      if (t0 >= stopAt) return;
+      if (t0 >= measureFrom && measured++ >= maxOps) return;
       const i = started++;
       let failure: string | null = null;
       try {
@@ -78,6 +80,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 
+  if (latencies.length === 0) {
+    const message = "no operation succeeded in the measured window";
+    errorMessages.set(message, 1);
+    errors++;
+  }
   const sorted = Float64Array.from(latencies).sort();
   const seconds = Math.max(lastEnd - measureFrom, 1) / 1000;
   return {
@@ -152,101 +159,14 @@ export function printTable(title: string, headers: string[], rows: string[][]): 
 // ---------------------------------------------------------------------------------------
 // Isolated store: a fresh schema and Redis prefix, removed again at the end
 
-interface SqlLike {
-  unsafe(query: string): PromiseLike<unknown>;
-  end(options?: { timeout?: number }): Promise<void>;
-}
-
-interface RedisLike {
-  scan(
-    cursor: string,
-    match: "MATCH",
-    pattern: string,
-    count: "COUNT",
-    n: number,
-  ): Promise<[cursor: string, keys: string[]]>;
-  del(...keys: string[]): Promise<number>;
-  disconnect(): void;
-}
-
-export interface StoreDeps<S extends SqlLike, R extends RedisLike> {
-  connectPostgres(url: string, options: { schema?: string; max?: number }): S;
-  connectRedis(url: string): R;
-  migrate(sql: S): Promise<unknown>;
-}
-
-export interface BenchStore<S, R> {
-  sql: S;
-  redis: R;
-  schema: string;
-  prefix: string;
-  databaseUrl: string;
-  redisUrl: string;
-  /** Drops the schema and every `<prefix>:*` key; safe to call twice. */
-  close(): Promise<void>;
-}
-
-/** Deletes every key matching a pattern, in bounded SCAN batches. */
-export async function deleteKeys(redis: RedisLike, pattern: string): Promise<number> {
-  let deleted = 0;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== "0");
-  return deleted;
-}
-
-export async function openBenchStore<S extends SqlLike, R extends RedisLike>(
-  deps: StoreDeps<S, R>,
-  options: { poolMax: number },
-): Promise<BenchStore<S, R>> {
-  const id = randomBytes(6).toString("hex");
-  const schema = `bench_${id}`;
-  const prefix = `bench${id}`;
-  const databaseUrl = BENCH_DATABASE_URL;
-  const redisUrl = BENCH_REDIS_URL;
-  const admin = deps.connectPostgres(databaseUrl, { max: 1 });
-  try {
-    await admin.unsafe(`create schema ${schema}`);
-  } finally {
-    await admin.end();
-  }
-  const sql = deps.connectPostgres(databaseUrl, { schema, max: options.poolMax });
-  const redis = deps.connectRedis(redisUrl);
-  let closed = false;
-  const store: BenchStore<S, R> = {
-    sql,
-    redis,
-    schema,
-    prefix,
-    databaseUrl,
-    redisUrl,
-    async close() {
-      if (closed) return;
-      closed = true;
-      try {
-        await deleteKeys(redis, `${prefix}:*`);
-      } finally {
-        redis.disconnect();
-        await sql.end({ timeout: 5 });
-        const cleanup = deps.connectPostgres(databaseUrl, { max: 1 });
-        try {
-          await cleanup.unsafe(`drop schema if exists ${schema} cascade`);
-        } finally {
-          await cleanup.end();
-        }
-      }
-    },
-  };
-  try {
-    await deps.migrate(sql);
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  return store;
+/** A fresh, migrated schema and Redis prefix for one benchmark, removed by `close()`. */
+export function openBenchStore(options: { poolMax: number }): Promise<IsolatedStore> {
+  return openIsolatedStore({
+    databaseUrl: BENCH_DATABASE_URL,
+    redisUrl: BENCH_REDIS_URL,
+    label: "bench",
+    poolMax: options.poolMax,
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -4,20 +4,13 @@
  * ones), applies migrations, makes a demo account with $10 and a key, then runs the api
  * and a worker as child processes until interrupted.
  */
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ensureInstalled } from "./ensure-install.ts";
 
 const root = resolve(import.meta.dir, "..");
 const dataDir = resolve(process.env.DATA_DIR || join(root, ".data"));
 
-if (!existsSync(join(root, "node_modules", "@gw", "api"))) {
-  console.log("[start] installing dependencies (bun install)");
-  const install = Bun.spawnSync(["bun", "install"], {
-    cwd: root,
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  if (install.exitCode !== 0) process.exit(install.exitCode ?? 1);
-}
+ensureInstalled(root, "start");
 
 const { BackendError, resolveBackends } = await import("@gw/store/embedded");
 const { connectPostgres, connectRedis, migrate } = await import("@gw/store");

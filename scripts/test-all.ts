@@ -3,9 +3,10 @@
  * does not hide the others), echoes their output, and ends with the one line CI reads:
  * `N passed, N failed`, summed over all packages from bun test's ` N pass` / ` N fail`.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { ensureInstalled } from "./ensure-install.ts";
 
 const PASS_OR_FAIL = /(?:^|:\s)\s*(\d+) (pass|fail)\s*$/;
 const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
@@ -31,14 +32,7 @@ async function pump(
 }
 
 const root = resolve(import.meta.dir, "..");
-if (!existsSync(join(root, "node_modules", "@gw", "api"))) {
-  console.log("[test] installing dependencies (bun install)");
-  const install = Bun.spawnSync(["bun", "install"], {
-    cwd: root,
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  if (install.exitCode !== 0) process.exit(install.exitCode ?? 1);
-}
+ensureInstalled(root, "test");
 
 // Tests talk to a real Postgres and Redis: the configured ones, the local default
 // ports, or (on a machine with neither) embedded PGlite and a spawned redis-server.

@@ -5,7 +5,6 @@
  * serves; on SIGTERM/SIGINT (or when the parent bench's pipe closes) it stops and
  * removes its schema and keys.
  */
-import { connectPostgres, connectRedis, migrate } from "@gw/store";
 import { exitWithParent, openBenchStore, stringField } from "../../../scripts/bench-lib.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -15,12 +14,7 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 /** The pool size main.ts uses by default. */
 const POOL_MAX = 10;
 
-const store = await openBenchStore(
-  { connectPostgres, connectRedis, migrate },
-  {
-    poolMax: POOL_MAX,
-  },
-);
+const store = await openBenchStore({ poolMax: POOL_MAX });
 
 let shuttingDown = false;
 let stopServer: () => Promise<void> = async () => {};

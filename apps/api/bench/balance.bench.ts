@@ -22,7 +22,7 @@ import {
 const CONCURRENCY = [1, 16, 64];
 const WARMUP_MS = 500;
 const DURATION_MS = 3_000;
-/** Per run, warm-up included. */
+/** Per run, after warm-up. */
 const MAX_REQUESTS = 200_000;
 const REQUEST_TIMEOUT_MS = 5_000;
 
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
 
   console.log(
     `balance bench: GET /v1/balance, ${DURATION_MS} ms per run after ${WARMUP_MS} ms warm-up, ` +
-      `at most ${MAX_REQUESTS} requests per run, concurrency ${CONCURRENCY.join("/")}; ` +
+      `at most ${MAX_REQUESTS} measured requests per run, concurrency ${CONCURRENCY.join("/")}; ` +
       `servers and load generator are separate processes on ${navigator.hardwareConcurrency} cores`,
   );
   const rows: string[][] = [];

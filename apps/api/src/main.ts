@@ -1,4 +1,4 @@
-import { connectPostgres, connectRedis, migrate } from "@gw/store";
+import { connectPostgres, connectRedis, describeBackends, migrate } from "@gw/store";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { serverBodyCap } from "./plugins/body-limit.ts";
@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const sql = connectPostgres(config.databaseUrl, { max: Number(process.env.PG_POOL_MAX ?? 10) });
   const redis = connectRedis(config.redisUrl, { clusterNodes: config.redisClusterNodes });
+  console.log(`[api] ${describeBackends(config.databaseUrl, config.redisUrl)}`);
   await migrate(sql);
   const { app, closures } = await createApp({ config, sql, redis });
   app.listen({ port: config.port, maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes) });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createLedger } from "@gw/ledger";
-import { connectPostgres, connectRedis, migrate } from "@gw/store";
+import { connectPostgres, connectRedis, describeBackends, migrate } from "@gw/store";
 import { startMaintenance } from "./maintenance.ts";
 
 const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -17,6 +17,9 @@ async function main(): Promise<void> {
   const redis = connectRedis(env.REDIS_URL || DEFAULT_REDIS_URL, {
     clusterNodes: env.REDIS_CLUSTER_NODES,
   });
+  console.log(
+    `[worker] ${describeBackends(env.DATABASE_URL || DEFAULT_DATABASE_URL, env.REDIS_URL || DEFAULT_REDIS_URL)}`,
+  );
   await migrate(sql);
   const ledger = createLedger({ sql, redis, prefix });
   const workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;

@@ -5,7 +5,6 @@
  *
  *   bun run packages/ledger/bench/holds.bench.ts
  */
-import { connectPostgres, connectRedis, migrate } from "@gw/store";
 import {
   fmtMs,
   fmtRate,
@@ -22,8 +21,8 @@ import { createLedger } from "../src/index.ts";
 const CONCURRENCY = [1, 16, 64];
 const WARMUP_MS = 300;
 const DURATION_MS = 1_500;
-/** Per run, warm-up included: bounds the rows a fast machine writes. */
-const MAX_OPS = 20_000;
+/** Per run, after warm-up: bounds the rows a fast machine writes. */
+const MAX_OPS = 50_000;
 const POOL_MAX = 16;
 
 const TRIVIAL_SCRIPT = "return redis.call('HINCRBY', KEYS[1], 'n', 1)";
@@ -36,12 +35,7 @@ interface Row {
 }
 
 async function main(): Promise<number> {
-  const store = await openBenchStore(
-    { connectPostgres, connectRedis, migrate },
-    {
-      poolMax: POOL_MAX,
-    },
-  );
+  const store = await openBenchStore({ poolMax: POOL_MAX });
   const { sql, redis, prefix } = store;
   try {
     await sql`create table bench_scratch (
@@ -54,6 +48,9 @@ async function main(): Promise<number> {
     const userId = await seedUser(sql, 10n ** 15n);
     const keyId = await seedKey(sql, userId, null);
     const ledger = createLedger({ sql, redis, prefix });
+    // Posts of one account serialize on its row; many accounts show settlement at scale.
+    const accounts: bigint[] = [];
+    for (let i = 0; i < 64; i++) accounts.push(await seedUser(sql, 10n ** 15n));
     const scratchKey = `${prefix}:scratch`;
     const sha = String(await redis.script("LOAD", TRIVIAL_SCRIPT));
 
@@ -72,7 +69,7 @@ async function main(): Promise<number> {
 
     console.log(
       `holds bench: ${DURATION_MS} ms per run after ${WARMUP_MS} ms warm-up, ` +
-        `at most ${MAX_OPS} ops per run, Postgres pool ${POOL_MAX}, concurrency ${CONCURRENCY.join("/")}`,
+        `at most ${MAX_OPS} measured ops per run, Postgres pool ${POOL_MAX}, concurrency ${CONCURRENCY.join("/")}`,
     );
     const rows: Row[] = [];
     let failures = 0;
@@ -108,12 +105,20 @@ async function main(): Promise<number> {
         const posted = await ledger.post(id, 1n);
         if (!posted.ok) throw new Error(`post refused: ${posted.code}`);
       });
+      const spread = await measure("ledger.hold+post many", concurrency, async (id) => {
+        const owner = accounts[Number(id.split("-")[1]) % accounts.length]!;
+        const held = await ledger.hold({ holdId: id, userId: owner, keyId: null, amountQuota: 1n });
+        if (!held.ok) throw new Error(`hold refused: ${held.code}`);
+        const posted = await ledger.post(id, 1n);
+        if (!posted.ok) throw new Error(`post refused: ${posted.code}`);
+      });
       rows.push(
         { scenario: "redis EVALSHA (trivial)", result: redisOnly },
         { scenario: "pg INSERT (1 row)", result: pgOnly },
         { scenario: "baseline: EVALSHA + INSERT", result: base, base },
         { scenario: "ledger.hold", result: holds, base },
         { scenario: "ledger.hold + post (pairs)", result: pairs, base },
+        { scenario: "hold + post, 64 accounts", result: spread, base },
       );
     }
     process.stdout.write("\n");
@@ -133,8 +138,8 @@ async function main(): Promise<number> {
     );
     console.log(
       "base = one EVALSHA + one single-row INSERT, same pools and concurrency. " +
-        "ledger.hold = admit Lua + INSERT + confirm Lua; + post = a 4-statement transaction " +
-        "on the same (single) account row, so posts serialize on it.",
+        "ledger.hold = admit Lua + INSERT + confirm Lua; + post = one statement (hold, entry, account, key) " +
+        "on one account row, so its posts serialize; the many-accounts row spreads them.",
     );
 
     const { balance, sum } = await ledgerSum(sql, userId);

@@ -4,7 +4,7 @@ import { scripts, walletKeys } from "./scripts.ts";
 import type { HoldInput, HoldRecord, HoldResult, HoldState } from "./types.ts";
 import { loadWallet, syncKeyBudget } from "./wallet.ts";
 
-interface HoldRow {
+export interface HoldRow {
   id: string;
   user_id: bigint;
   key_id: bigint | null;

@@ -58,15 +58,7 @@ async function reconcileWallet(
   const byId = new Map(rows.map((row) => [row.id, row]));
   for (const id of ids) {
     const row = byId.get(id);
-    const hold = {
-      id,
-      userId,
-      keyId: null,
-      amountQuota: 0n,
-      state: "pending" as const,
-      postedQuota: null,
-      expiresAt: new Date(0),
-    };
+    const hold = { id, userId };
     if (row && row.state !== "pending") {
       if ((await releaseInRedis(ctx, hold, row.posted_quota ?? 0n)) === 1) report.releasedInRedis++;
     } else if (!row) {

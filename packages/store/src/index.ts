@@ -1,3 +1,5 @@
+export { describeBackends } from "./describe.ts";
+export { deleteKeys, type IsolatedStore, openIsolatedStore } from "./isolated.ts";
 export { type LuaScript, loadLua, runLua } from "./lua.ts";
 export { listMigrations, type Migration, migrate } from "./migrate.ts";
 export { connectPostgres, type PostgresOptions, type Sql } from "./postgres.ts";
