@@ -1,7 +1,7 @@
 // Proves the probes say true for the real local Postgres and Redis, and false, quickly and silently, for a closed port, a silent listener and a bad URL.
 import { afterAll, expect, spyOn, test } from "bun:test";
 import { createServer } from "node:net";
-import { freePort } from "./embedded.ts";
+import { freePort } from "./embedded/index.ts";
 import { postgresAnswers, redisAnswers } from "./probe.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./testing.ts";
 

@@ -4,6 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { migrate } from "../migrate.ts";
+import { connectPostgres, type Sql } from "../postgres.ts";
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../testing.ts";
 import {
   BackendError,
   type EmbeddedPostgres,
@@ -13,10 +16,7 @@ import {
   resolveBackends,
   startEmbeddedPostgres,
   startEmbeddedRedis,
-} from "./embedded.ts";
-import { migrate } from "./migrate.ts";
-import { connectPostgres, type Sql } from "./postgres.ts";
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./testing.ts";
+} from "./index.ts";
 
 const SLOW = 30_000;
 const POOL = 4;
