@@ -90,6 +90,9 @@ describe("post and void", () => {
     await ledger.hold({ holdId: `b-${userId}`, userId, keyId: null, amountQuota: 100n });
     await ledger.post(`b-${userId}`, 100n);
     expect(await ledger.void(`b-${userId}`)).toEqual({ ok: false, code: "hold_posted" });
+    // A second post of a posted hold, for another amount, answers the first and charges nothing.
+    const again = await ledger.post(`b-${userId}`, 40n);
+    expect(again.ok && again.existed && again.postedQuota).toBe(100n);
     expect(await ledger.post("missing", 1n)).toEqual({ ok: false, code: "hold_not_found" });
     expect(await ledgerSum(store.sql, userId)).toEqual({ balance: 9_900n, sum: 9_900n });
   });
