@@ -1,14 +1,18 @@
 /**
- * `bun run bench`: the hold-admission bench, then the GET /v1/balance bench, one after
- * the other (they would skew each other on a small machine). Output is passed through;
- * the exit code is non-zero if either failed. DATABASE_URL and REDIS_URL default to
- * the local servers.
+ * `bun run bench`: the hold-admission bench, the rate-limiter bench, then the
+ * GET /v1/balance bench (limiter off and on), one after the other (they would skew each
+ * other on a small machine). Output is passed through; the exit code is non-zero if
+ * any failed. DATABASE_URL and REDIS_URL default to the local servers.
  */
 import { join } from "node:path";
 import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "./bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
-const BENCHES = ["packages/ledger/bench/holds.bench.ts", "apps/api/bench/balance.bench.ts"];
+const BENCHES = [
+  "packages/ledger/bench/holds.bench.ts",
+  "packages/ratelimit/bench/limiter.bench.ts",
+  "apps/api/bench/balance.bench.ts",
+];
 /** Each bench bounds itself far below this; it only stops a hung one. */
 const BENCH_TIMEOUT_MS = 90_000;
 

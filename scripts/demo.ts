@@ -53,6 +53,7 @@ export async function ensureDemo(
     balanceQuota: 5_000_000n,
     discountPpm: 0,
     status: "active",
+    allowedModels: [],
   });
   const { secret } = await createKey(sql, ledger, user.id, {
     name: "demo",

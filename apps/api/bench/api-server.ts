@@ -3,8 +3,10 @@
  * prefix, migrations, `createApp`, a listener on a random port, and one demo account
  * with a key made through the admin API. Prints one JSON line `{"url","key"}` once it
  * serves; on SIGTERM/SIGINT (or when the parent bench's pipe closes) it stops and
- * removes its schema and keys.
+ * removes its schema and keys. The RATE_LIMIT_* variables configure its limits as they
+ * would main.ts's; BENCH_KEY_RPM_LIMIT gives the demo key an rpm_limit (default 0).
  */
+import { LIMIT_ENV } from "@gw/ratelimit";
 import { exitWithParent, openBenchStore, stringField } from "../../../scripts/bench-lib.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -13,6 +15,16 @@ import { serverBodyCap } from "../src/plugins/body-limit.ts";
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 /** The pool size main.ts uses by default. */
 const POOL_MAX = 10;
+
+/** The operator's rate-limit variables, passed through as main.ts would read them. */
+function rateLimitEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const { name } of Object.values(LIMIT_ENV)) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
 
 const store = await openBenchStore({ poolMax: POOL_MAX });
 
@@ -44,6 +56,7 @@ try {
     DATABASE_URL: store.databaseUrl,
     REDIS_URL: store.redisUrl,
     REDIS_PREFIX: store.prefix,
+    ...rateLimitEnv(),
   });
   const { app, closures } = await createApp({ config, sql: store.sql, redis: store.redis });
   stopServer = async () => {
@@ -71,7 +84,11 @@ try {
     return response.json();
   };
   const user = await admin("/admin/users", { name: "bench user", balance_usd: 10, discount: 0 });
-  const key = await admin("/admin/keys", { user_id: stringField(user, "id"), name: "bench key" });
+  const key = await admin("/admin/keys", {
+    user_id: stringField(user, "id"),
+    name: "bench key",
+    rpm_limit: Number(process.env.BENCH_KEY_RPM_LIMIT ?? 0),
+  });
 
   console.log(JSON.stringify({ url, key: stringField(key, "key") }));
 } catch (error) {

@@ -1,7 +1,10 @@
 /**
- * GET /v1/balance under concurrency: the real api (its own process, own schema and
- * Redis prefix) beside a bare `Bun.serve` baseline (another process), both measured in
- * this run by a closed-loop load generator in this process.
+ * GET /v1/balance under concurrency: the real api three times (each its own process,
+ * own schema and Redis prefix) with its limiters off, with the route's IP limits on
+ * (balance window + critical tier: one limiter round trip before auth), and with those
+ * plus the key's rpm_limit (a second round trip after auth), beside a bare `Bun.serve`
+ * baseline, all measured in this run by a closed-loop load generator in this process.
+ * Limits are sized so nothing is refused: the cost a client below its limits pays.
  *
  *   bun run apps/api/bench/balance.bench.ts
  */
@@ -20,11 +23,28 @@ import {
 } from "../../../scripts/bench-lib.ts";
 
 const CONCURRENCY = [1, 16, 64];
-const WARMUP_MS = 500;
-const DURATION_MS = 3_000;
+const WARMUP_MS = 400;
+const DURATION_MS = 2_000;
 /** Per run, after warm-up. */
 const MAX_REQUESTS = 200_000;
 const REQUEST_TIMEOUT_MS = 5_000;
+
+const WIDE = "1000000/60s";
+/** The api configurations compared; the first is the reference of the ratio rows. */
+const GATEWAYS = [
+  {
+    name: "gateway, limits off",
+    env: { RATE_LIMIT_BALANCE: "off", RATE_LIMIT_CRITICAL: "off", BENCH_KEY_RPM_LIMIT: "0" },
+  },
+  {
+    name: "gateway, IP limits",
+    env: { RATE_LIMIT_BALANCE: WIDE, RATE_LIMIT_CRITICAL: WIDE, BENCH_KEY_RPM_LIMIT: "0" },
+  },
+  {
+    name: "gateway, IP + key rpm",
+    env: { RATE_LIMIT_BALANCE: WIDE, RATE_LIMIT_CRITICAL: WIDE, BENCH_KEY_RPM_LIMIT: "1000000" },
+  },
+];
 
 interface Target {
   name: string;
@@ -62,30 +82,38 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-async function main(): Promise<number> {
+/** Starts every server; each child is registered as soon as it runs, so a failure still stops the rest. */
+async function startTargets(): Promise<{ baseline: Target; gateways: Target[] }> {
   const here = import.meta.dir;
-  // Each child is registered as soon as it runs, so a failure of the other still stops it.
-  const start = async <T>(file: string, parse: (value: unknown) => T) => {
-    const child = await startChildServer(join(here, file), parse);
+  const start = async <T>(file: string, parse: (value: unknown) => T, env = {}) => {
+    const child = await startChildServer(join(here, file), parse, { env });
     children.push(child);
-    return child;
+    return child.info;
   };
-  const [apiStart, bareStart] = await Promise.allSettled([
-    start("api-server.ts", (value) => ({
-      url: stringField(value, "url"),
-      key: stringField(value, "key"),
-    })),
-    start("baseline-server.ts", (value) => ({ url: stringField(value, "url") })),
+  const parseApi = (value: unknown) => ({
+    url: stringField(value, "url"),
+    key: stringField(value, "key"),
+  });
+  const [bareStart, ...apiStarts] = await Promise.allSettled([
+    start("baseline-server.ts", (value) => ({ url: stringField(value, "url"), key: "sk-bench" })),
+    ...GATEWAYS.map((gateway) => start("api-server.ts", parseApi, gateway.env)),
   ]);
-  if (apiStart.status === "rejected") throw apiStart.reason;
-  if (bareStart.status === "rejected") throw bareStart.reason;
-  const api = apiStart.value;
-  const bare = bareStart.value;
+  for (const started of [bareStart, ...apiStarts]) {
+    if (started?.status === "rejected") throw started.reason;
+  }
+  const info = (started: (typeof apiStarts)[number] | undefined) => {
+    if (started?.status !== "fulfilled") throw new Error("a server did not start");
+    return started.value;
+  };
+  return {
+    baseline: { name: "baseline (Bun.serve)", ...info(bareStart) },
+    gateways: GATEWAYS.map((gateway, i) => ({ name: gateway.name, ...info(apiStarts[i]) })),
+  };
+}
 
-  const gateway: Target = { name: "gateway (api)", url: api.info.url, key: api.info.key };
-  const baseline: Target = { name: "baseline (Bun.serve)", url: bare.info.url, key: "sk-bench" };
-  await checkTarget(gateway);
-  await checkTarget(baseline);
+async function main(): Promise<number> {
+  const { baseline, gateways } = await startTargets();
+  for (const target of [baseline, ...gateways]) await checkTarget(target);
 
   console.log(
     `balance bench: GET /v1/balance, ${DURATION_MS} ms per run after ${WARMUP_MS} ms warm-up, ` +
@@ -117,26 +145,52 @@ async function main(): Promise<number> {
     fmtRate(result.ok),
     String(result.errors),
   ];
+  const ratio = (name: string, value: LoadResult, base: LoadResult) => [
+    name,
+    String(value.concurrency),
+    fmtRatio(value.opsPerSecond, base.opsPerSecond),
+    fmtRatio(value.p50Ms, base.p50Ms),
+    fmtRatio(value.p99Ms, base.p99Ms),
+    "",
+    "",
+  ];
+  const added = (name: string, value: LoadResult, base: LoadResult) => [
+    name,
+    String(value.concurrency),
+    "",
+    fmtMs(value.p50Ms - base.p50Ms),
+    fmtMs(value.p99Ms - base.p99Ms),
+    "",
+    "",
+  ];
 
+  const summary: string[][] = [];
   for (const concurrency of CONCURRENCY) {
     const base = await measure(baseline, concurrency);
-    const gw = await measure(gateway, concurrency);
-    rows.push(row(baseline.name, base), row(gateway.name, gw), [
-      "gateway / baseline",
-      String(concurrency),
-      fmtRatio(gw.opsPerSecond, base.opsPerSecond),
-      fmtRatio(gw.p50Ms, base.p50Ms),
-      fmtRatio(gw.p99Ms, base.p99Ms),
-      "",
-      "",
-    ]);
+    const results: LoadResult[] = [];
+    for (const gateway of gateways) results.push(await measure(gateway, concurrency));
+    const [off, ...limited] = results as [LoadResult, ...LoadResult[]];
+    rows.push(row(baseline.name, base), ...results.map((r, i) => row(gateways[i]!.name, r)));
+    rows.push(ratio("limits off / baseline", off, base));
+    limited.forEach((result, i) => {
+      const name = gateways[i + 1]!.name.replace("gateway, ", "");
+      summary.push(
+        ratio(`${name} / limits off`, result, off),
+        added(`added by ${name} (ms)`, result, off),
+      );
+    });
   }
   process.stdout.write("\n");
 
   printTable(
-    "GET /v1/balance (closed loop; ratio rows: req/s, p50 and p99 of gateway over baseline)",
+    "GET /v1/balance (closed loop; ratio row: req/s, p50 and p99 of the gateway over the baseline)",
     ["target", "concurrency", "req/s", "p50 ms", "p99 ms", "ok", "errors"],
     rows,
+  );
+  printTable(
+    "Cost of the limiter on GET /v1/balance (ratio rows: req/s, p50, p99 over limits off; 'added' rows: latency difference in ms)",
+    ["comparison", "concurrency", "req/s", "p50 ms", "p99 ms"],
+    summary.map((cells) => cells.slice(0, 5)),
   );
   if (failures > 0) {
     console.error(`balance bench: ${failures} failed request(s)`);

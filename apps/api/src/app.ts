@@ -1,5 +1,6 @@
 import { createLedger } from "@gw/ledger";
 import type { RedisClient, Sql } from "@gw/store";
+import { loadCatalog } from "@gw/tariffs";
 import { Elysia } from "elysia";
 import type { ApiConfig } from "./config.ts";
 import type { AppContext } from "./context.ts";
@@ -8,11 +9,17 @@ import { authPlugin } from "./plugins/auth.ts";
 import { bodyLimitPlugin } from "./plugins/body-limit.ts";
 import { closuresPlugin, EndpointClosures } from "./plugins/closures.ts";
 import { errorPlugin } from "./plugins/errors.ts";
+import { createRateLimiting } from "./plugins/rate-limit.ts";
 import { adminEndpointRoutes } from "./routes/admin/endpoints.ts";
 import { adminKeyRoutes } from "./routes/admin/keys.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
+import { mediaCatalogRoutes } from "./routes/media/catalog.ts";
+import { QUOTE_MAX_BODY_BYTES, quoteRoutes } from "./routes/media/quote.ts";
+import { generateContentModelRoutes } from "./routes/models/generate-content.ts";
+import { modelRoutes } from "./routes/models/index.ts";
+import { msgcompatModelRoutes } from "./routes/models/msgcompat.ts";
 import { usageRoutes } from "./routes/usage/index.ts";
 
 export interface AppDeps {
@@ -26,6 +33,7 @@ export interface AppDeps {
  * own schema and Redis prefix; main.ts with the configured ones.
  */
 export async function createApp({ config, sql, redis }: AppDeps) {
+  const catalog = await loadCatalog(config.catalogFile);
   const ledger = createLedger({
     sql,
     redis,
@@ -35,23 +43,32 @@ export async function createApp({ config, sql, redis }: AppDeps) {
   const closures = new EndpointClosures(sql, redis, `${config.redisPrefix}:endpoints:changed`);
   await closures.start();
   let paths: string[] = [];
+  const rateLimiting = createRateLimiting(config, redis);
   const context: AppContext = {
     config,
     sql,
     redis,
     ledger,
+    catalog,
     closures,
-    auth: authPlugin(sql, config.trustedProxies),
+    auth: authPlugin(sql, config.trustedProxies, rateLimiting.keyRpm),
+    rateLimit: rateLimiting.plugin,
+    limiter: rateLimiting.limiter,
     routePaths: () => paths,
   };
   const app = new Elysia({ normalize: false })
     .use(errorPlugin)
-    .use(bodyLimitPlugin(config.maxJsonBodyBytes))
+    .use(bodyLimitPlugin(config.maxJsonBodyBytes, { "/v1/media/quote": QUOTE_MAX_BODY_BYTES }))
     .use(closuresPlugin(closures))
     .use(docsPlugin())
     .use(balanceRoutes(context))
     .use(usageRoutes(context))
     .use(billingRoutes(context))
+    .use(modelRoutes(context))
+    .use(msgcompatModelRoutes(context))
+    .use(generateContentModelRoutes(context))
+    .use(mediaCatalogRoutes(context))
+    .use(quoteRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))
     .use(adminEndpointRoutes(context));

@@ -1,4 +1,5 @@
 import { parseTrustedProxies } from "@gw/auth";
+import { type LimitPolicy, parseLimitPolicy } from "@gw/ratelimit";
 
 export type BillingStats = "key" | "account";
 export type BillingDisplay = "USD" | "CNY" | "TOKENS";
@@ -19,6 +20,10 @@ export interface ApiConfig {
   holdTtlMs: number;
   /** Largest JSON body any endpoint of this app reads. */
   maxJsonBodyBytes: number;
+  /** Rate-limit windows and groups, parsed from RATE_LIMIT_* variables. */
+  rateLimits: LimitPolicy;
+  /** Operator catalog file (JSON) that overrides or extends the built-in catalog. */
+  catalogFile: string | undefined;
 }
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -60,6 +65,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const proxies = parseTrustedProxies(env.TRUSTED_PROXIES);
   if (!proxies.ok)
     throw new ConfigError(`TRUSTED_PROXIES has an invalid entry: "${proxies.invalid}"`);
+  const rateLimits = parseLimitPolicy(env);
+  if (!rateLimits.ok) throw new ConfigError(rateLimits.error);
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("ADMIN_TOKEN must be at least 16 characters");
@@ -83,5 +90,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usdCnyRate: positive("USD_CNY_RATE", env.USD_CNY_RATE, 7.3),
     holdTtlMs: positive("HOLD_TTL_MS", env.HOLD_TTL_MS, 30 * 60 * 1000),
     maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", env.MAX_JSON_BODY_BYTES, 1024 * 1024),
+    rateLimits: rateLimits.value,
+    catalogFile: env.CATALOG_FILE || undefined,
   };
 }

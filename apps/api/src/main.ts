@@ -1,4 +1,5 @@
 import { connectPostgres, connectRedis, describeBackends, migrate } from "@gw/store";
+import { CatalogError } from "@gw/tariffs";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { serverBodyCap } from "./plugins/body-limit.ts";
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof CatalogError) {
     console.error(`[api] configuration error: ${error.message}`);
   } else {
     console.error("[api] failed to start:", error instanceof Error ? error.message : error);

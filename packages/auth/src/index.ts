@@ -24,6 +24,7 @@ export {
   type KeyRejection,
   rejectionStatus,
 } from "./key-state.ts";
+export { checkPublicUrl, isPublicIp } from "./public-url.ts";
 export {
   generateSecret,
   hashSecret,

@@ -22,7 +22,11 @@ export interface WindowCheck {
   nowMs?: number;
 }
 
-/** Checks and records one request against an exact sliding window. */
+/**
+ * Checks and records one request against an exact sliding window: one entry per
+ * admitted request, so the count has error bound 0 (see checkWindow-1.lua). The
+ * limiter's groups use checkWindows-3.lua, the same log over a subject's windows.
+ */
 export async function checkWindow(check: WindowCheck): Promise<WindowResult> {
   if (!(check.limit > 0) || !(check.windowMs > 0))
     throw new RangeError("limit and windowMs must be positive");

@@ -10,6 +10,12 @@ const Discount = Type.Number({
   description: "Fraction taken off every charge, 0 to 1.",
 });
 const Id = Type.String({ pattern: "^[0-9]{1,18}$", description: "Numeric id." });
+const AllowedModels = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 1000,
+  uniqueItems: true,
+  description:
+    "Model IDs the account may use; empty: every model. A family ID admits its variants.",
+});
 
 export const IdParam = Type.Object({ id: Id }, strict);
 
@@ -21,6 +27,7 @@ export const UserCreate = Type.Object(
     ),
     discount: Type.Optional(Discount),
     status: Type.Optional(UserStatus),
+    allowed_models: Type.Optional(AllowedModels),
   },
   strict,
 );
@@ -31,6 +38,7 @@ export const UserPatch = Type.Object(
     name: Type.Optional(Name),
     discount: Type.Optional(Discount),
     status: Type.Optional(UserStatus),
+    allowed_models: Type.Optional(AllowedModels),
   },
   { ...strict, minProperties: 1 },
 );
@@ -43,6 +51,7 @@ export const User = Type.Object({
   total_spent_usd: Type.Number(),
   discount: Type.Number(),
   status: UserStatus,
+  allowed_models: Type.Array(Type.String()),
 });
 export type User = Static<typeof User>;
 

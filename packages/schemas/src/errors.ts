@@ -6,6 +6,9 @@ import { type Static, Type } from "@sinclair/typebox";
  */
 export const ERRORS = {
   invalid_request: { status: 400, type: "invalid_request_error" },
+  model_not_found: { status: 400, type: "invalid_request_error" },
+  unsupported_operation: { status: 400, type: "invalid_request_error" },
+  model_unavailable: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
   key_disabled: { status: 401, type: "authentication_error" },
   key_expired: { status: 401, type: "authentication_error" },
@@ -14,6 +17,7 @@ export const ERRORS = {
   account_disabled: { status: 401, type: "authentication_error" },
   invalid_admin_token: { status: 401, type: "authentication_error" },
   ip_not_allowed: { status: 403, type: "permission_error" },
+  model_not_allowed: { status: 403, type: "permission_error" },
   not_found: { status: 404, type: "not_found_error" },
   admin_disabled: { status: 404, type: "not_found_error" },
   conflict: { status: 409, type: "invalid_request_error" },
@@ -22,6 +26,7 @@ export const ERRORS = {
   rate_limited: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "server_error" },
   endpoint_closed: { status: 503, type: "service_unavailable_error" },
+  rate_limit_unavailable: { status: 503, type: "service_unavailable_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

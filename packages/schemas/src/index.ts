@@ -1,3 +1,5 @@
 export * from "./admin.ts";
 export * from "./balance.ts";
 export * from "./errors.ts";
+export * from "./media.ts";
+export * from "./models.ts";

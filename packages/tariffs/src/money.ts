@@ -40,3 +40,17 @@ export function fractionToPpm(fraction: number): number | null {
 export function applyDiscount(amountQuota: bigint, discountPpm: number): bigint {
   return amountQuota - (amountQuota * BigInt(discountPpm)) / PPM;
 }
+
+/**
+ * A USD decimal string from the catalog ("0.0011") as exact quota. Parsed digit by digit,
+ * never through a float; null when the amount is finer than one quota unit.
+ */
+export function usdTextToQuota(text: string): bigint | null {
+  const match = /^([0-9]{1,12})(?:\.([0-9]{1,12}))?$/.exec(text);
+  if (!match) return null;
+  const fraction = match[2] ?? "";
+  const scale = 10n ** BigInt(fraction.length);
+  const micro = BigInt(match[1]!) * scale + BigInt(fraction || "0");
+  const quota = micro * QUOTA_PER_USD;
+  return quota % scale === 0n ? quota / scale : null;
+}

@@ -23,6 +23,8 @@ export interface Principal {
   balanceQuota: bigint;
   spentQuota: bigint;
   discountPpm: number;
+  /** The account's model access; empty means every model. */
+  allowedModels: string[];
   clientIp: string | null;
 }
 
@@ -43,6 +45,7 @@ interface PrincipalRow {
   balance_quota: bigint;
   spent_quota: bigint;
   discount_ppm: number;
+  allowed_models: string[];
 }
 
 export type Authorization =
@@ -78,7 +81,7 @@ export async function authorize(
     select k.id as key_id, k.user_id, k.name, k.secret_hash, k.status, k.quota_limit,
            k.used_quota, k.rpm_limit, k.model_limits, k.allowed_ips, k.expires_at,
            k.deleted_at is not null as deleted, u.status as user_status,
-           u.balance_quota, u.spent_quota, u.discount_ppm
+           u.balance_quota, u.spent_quota, u.discount_ppm, u.allowed_models
     from api_keys k join users u on u.id = k.user_id
     where k.secret_hash = ${hashSecret(secret)}`;
   if (!row || !secretMatches(secret, row.secret_hash))
@@ -114,6 +117,7 @@ export async function authorize(
       balanceQuota: row.balance_quota,
       spentQuota: row.spent_quota,
       discountPpm: row.discount_ppm,
+      allowedModels: row.allowed_models,
       clientIp,
     },
   };

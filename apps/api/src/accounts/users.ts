@@ -7,6 +7,7 @@ export interface UserRow {
   spent_quota: bigint;
   discount_ppm: number;
   status: "active" | "disabled";
+  allowed_models: string[];
 }
 
 export interface NewUser {
@@ -14,6 +15,7 @@ export interface NewUser {
   balanceQuota: bigint;
   discountPpm: number;
   status: "active" | "disabled";
+  allowedModels: string[];
 }
 
 /**
@@ -24,9 +26,10 @@ export interface NewUser {
 export async function createUser(sql: Sql, input: NewUser): Promise<UserRow> {
   return sql.begin(async (tx) => {
     const [user] = await tx<UserRow[]>`
-      insert into users (name, balance_quota, discount_ppm, status)
-      values (${input.name}, ${input.balanceQuota}, ${input.discountPpm}, ${input.status})
-      returning id, name, balance_quota, spent_quota, discount_ppm, status`;
+      insert into users (name, balance_quota, discount_ppm, status, allowed_models)
+      values (${input.name}, ${input.balanceQuota}, ${input.discountPpm}, ${input.status},
+              ${input.allowedModels}::text[])
+      returning id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models`;
     if (input.balanceQuota > 0n) {
       await tx`insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
                values (${user!.id}, 'credit', ${input.balanceQuota}, ${`opening:${user!.id}`}, 'opening balance')`;
@@ -37,7 +40,8 @@ export async function createUser(sql: Sql, input: NewUser): Promise<UserRow> {
 
 export async function findUser(sql: Sql, id: bigint): Promise<UserRow | null> {
   const [user] = await sql<UserRow[]>`
-    select id, name, balance_quota, spent_quota, discount_ppm, status from users where id = ${id}`;
+    select id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models
+    from users where id = ${id}`;
   return user ?? null;
 }
 
@@ -45,6 +49,7 @@ export interface UserChanges {
   name?: string;
   discountPpm?: number;
   status?: "active" | "disabled";
+  allowedModels?: string[];
 }
 
 export async function updateUser(
@@ -56,8 +61,9 @@ export async function updateUser(
     update users set
       name = coalesce(${changes.name ?? null}, name),
       discount_ppm = coalesce(${changes.discountPpm ?? null}::integer, discount_ppm),
-      status = coalesce(${changes.status ?? null}, status)
+      status = coalesce(${changes.status ?? null}, status),
+      allowed_models = coalesce(${changes.allowedModels ?? null}::text[], allowed_models)
     where id = ${id}
-    returning id, name, balance_quota, spent_quota, discount_ppm, status`;
+    returning id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models`;
   return user ?? null;
 }

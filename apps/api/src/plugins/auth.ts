@@ -1,13 +1,15 @@
 import { type AuthMode, createClientIpResolver } from "@gw/auth";
 import type { Sql } from "@gw/store";
 import { Elysia } from "elysia";
-import { authorize } from "../accounts/principal.ts";
+import { authorize, type Principal } from "../accounts/principal.ts";
 import { ApiError } from "../errors.ts";
 
 export interface AuthOptions {
   mode: AuthMode;
   /** Accept `x-api-key` as well as `Authorization: Bearer` (spec 5.2 lists where). */
   apiKeyHeader?: boolean;
+  /** Also accept `x-goog-api-key` or `?key=`, as generate-content clients send the key. */
+  contentKey?: boolean;
 }
 
 const MESSAGES = {
@@ -20,21 +22,32 @@ const MESSAGES = {
   ip_not_allowed: "This API key may not be used from your IP address",
 } as const;
 
-function extractSecret(headers: Headers, apiKeyHeader: boolean): string | null {
+function extractSecret(request: Request, options: AuthOptions): string | null {
+  const { headers } = request;
   const authorization = headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     return match ? match[1]! : null;
   }
-  return apiKeyHeader ? headers.get("x-api-key") : null;
+  const apiKey = options.apiKeyHeader ? headers.get("x-api-key") : null;
+  if (apiKey || !options.contentKey) return apiKey;
+  return headers.get("x-goog-api-key") ?? new URL(request.url).searchParams.get("key");
 }
+
+/** Runs after ordinary authorization: the key's own rpm_limit (see plugins/rate-limit.ts). */
+export type KeyLimit = (principal: Principal, request: Request) => Promise<void>;
 
 /**
  * The `auth` macro: a route declares `{ auth: { mode: "ordinary" } }` and its handler
  * receives `principal`. The client IP comes from the socket, or from X-Forwarded-For
- * only when the socket peer is a configured trusted proxy.
+ * only when the socket peer is a configured trusted proxy. Ordinary authorization also
+ * checks the key's rpm_limit, so no ordinary route can forget it.
  */
-export function authPlugin(sql: Sql, trustedProxies: string[]) {
+export function authPlugin(
+  sql: Sql,
+  trustedProxies: string[],
+  limitKey: KeyLimit = async () => {},
+) {
   const clientIpOf = createClientIpResolver(trustedProxies);
   return new Elysia({ name: "gw/auth" })
     .resolve({ as: "global" }, ({ request, server }) => ({
@@ -43,10 +56,11 @@ export function authPlugin(sql: Sql, trustedProxies: string[]) {
     .macro({
       auth: (options: AuthOptions) => ({
         async resolve({ request, clientIp }) {
-          const secret = extractSecret(request.headers, options.apiKeyHeader ?? false);
+          const secret = extractSecret(request, options);
           if (!secret) throw new ApiError("invalid_api_key", MESSAGES.invalid_api_key);
           const result = await authorize(sql, secret, options.mode, clientIp);
           if (!result.ok) throw new ApiError(result.code, MESSAGES[result.code]);
+          if (options.mode === "ordinary") await limitKey(result.principal, request);
           return { principal: result.principal };
         },
       }),

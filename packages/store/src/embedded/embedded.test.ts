@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { migrate } from "../migrate.ts";
+import { listMigrations, migrate } from "../migrate.ts";
 import { connectPostgres, type Sql } from "../postgres.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../testing.ts";
 import {
@@ -51,7 +51,9 @@ describe("embedded PGlite over the Postgres protocol", () => {
 
   test("serves a loopback URL and runs the migrations", async () => {
     expect(pg.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
-    expect(await migrate(sql)).toEqual(["001_accounts_keys_ledger.sql"]);
+    const applied = await migrate(sql);
+    expect(applied[0]).toBe("001_accounts_keys_ledger.sql");
+    expect(applied).toEqual(listMigrations().map((migration) => migration.name));
     expect(await migrate(sql)).toEqual([]);
     const partial = await sql<{ indexname: string }[]>`
       select indexname from pg_indexes where indexdef like '%WHERE%' order by indexname`;

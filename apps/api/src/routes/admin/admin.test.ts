@@ -34,6 +34,7 @@ describe("admin users", () => {
       total_spent_usd: 0,
       discount: 0.1,
       status: "active",
+      allowed_models: [],
     });
     const id = created.body.id as string;
     expect((await json(await api.admin("GET", `/admin/users/${id}`))).body).toEqual(created.body);
@@ -41,6 +42,10 @@ describe("admin users", () => {
       await api.admin("PATCH", `/admin/users/${id}`, { name: "Ada L", status: "disabled" }),
     );
     expect(patched.body).toMatchObject({ name: "Ada L", status: "disabled", discount: 0.1 });
+    const limited = await json(
+      await api.admin("PATCH", `/admin/users/${id}`, { allowed_models: ["lumen-chat"] }),
+    );
+    expect(limited.body).toMatchObject({ name: "Ada L", allowed_models: ["lumen-chat"] });
     const topped = await json(
       await api.admin("POST", `/admin/users/${id}/credits`, { amount_usd: 0.075, note: "promo" }),
     );

@@ -12,6 +12,7 @@ export function presentUser(user: UserRow): User {
     total_spent_usd: quotaToUsd(user.spent_quota),
     discount: user.discount_ppm / 1_000_000,
     status: user.status,
+    allowed_models: user.allowed_models,
   };
 }
 

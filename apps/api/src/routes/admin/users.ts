@@ -39,6 +39,7 @@ export function adminUserRoutes({ config, sql, ledger }: AppContext) {
           balanceQuota: quotaOf("balance_usd", body.balance_usd ?? 0),
           discountPpm: ppmOf(body.discount) ?? 0,
           status: body.status ?? "active",
+          allowedModels: body.allowed_models ?? [],
         });
         set.status = 201;
         return presentUser(user);
@@ -61,6 +62,7 @@ export function adminUserRoutes({ config, sql, ledger }: AppContext) {
           name: body.name,
           discountPpm: ppmOf(body.discount),
           status: body.status,
+          allowedModels: body.allowed_models,
         });
         if (!user) throw new ApiError("not_found", `No user ${params.id}`);
         return presentUser(user);

@@ -9,8 +9,11 @@ const IgnoredDates = t.Object(
   { description: "Accepted for old clients and ignored." },
 );
 
-/** The legacy dashboard billing calls, at /v1/dashboard/... and at the site root. */
-export function billingRoutes({ auth, config }: AppContext) {
+/**
+ * The legacy dashboard billing calls, at /v1/dashboard/... and at the site root, under
+ * the general IP tier where enabled (spec 8.3).
+ */
+export function billingRoutes({ auth, rateLimit, config }: AppContext) {
   const settings = {
     stats: config.billingStats,
     display: config.billingDisplay,
@@ -33,7 +36,8 @@ export function billingRoutes({ auth, config }: AppContext) {
   });
   const subscriptionHook = {
     auth: { mode: "ordinary" as const },
-    response: { 200: BillingSubscription, 401: ErrorBody, 403: ErrorBody },
+    limit: { tier: "general" as const },
+    response: { 200: BillingSubscription, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
     detail: {
       tags: ["billing (legacy)"],
       summary: "Legacy subscription shape: limits are remainder + spend",
@@ -41,8 +45,9 @@ export function billingRoutes({ auth, config }: AppContext) {
   };
   const usageHook = {
     auth: { mode: "ordinary" as const },
+    limit: { tier: "general" as const },
     query: IgnoredDates,
-    response: { 200: BillingUsage, 401: ErrorBody, 403: ErrorBody },
+    response: { 200: BillingUsage, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
     detail: {
       tags: ["billing (legacy)"],
       summary: "Legacy usage shape: total_usage in cents (USD display)",
@@ -50,6 +55,7 @@ export function billingRoutes({ auth, config }: AppContext) {
   };
   return new Elysia({ name: "gw/routes/billing" })
     .use(auth)
+    .use(rateLimit)
     .get("/v1/dashboard/billing/subscription", subscription, subscriptionHook)
     .get("/dashboard/billing/subscription", subscription, subscriptionHook)
     .get("/v1/dashboard/billing/usage", usage, usageHook)

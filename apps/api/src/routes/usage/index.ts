@@ -36,13 +36,18 @@ export function tokenUsage(principal: Principal): TokenUsage {
   };
 }
 
-/** GET /api/usage/token/: read-only authorization, so a disabled, expired or exhausted key may look. */
-export function usageRoutes({ auth }: AppContext) {
+/**
+ * GET /api/usage/token/: read-only authorization, so a disabled, expired or exhausted key
+ * may look; the critical IP tier where enabled (spec 8.3).
+ */
+export function usageRoutes({ auth, rateLimit }: AppContext) {
   return new Elysia({ name: "gw/routes/usage" })
     .use(auth)
+    .use(rateLimit)
     .get("/api/usage/token/", ({ principal }) => tokenUsage(principal), {
       auth: { mode: "read_only" },
-      response: { 200: TokenUsage, 401: ErrorBody, 403: ErrorBody },
+      limit: { tier: "critical" },
+      response: { 200: TokenUsage, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       detail: {
         tags: ["usage"],
         summary: "Budget, spend and limits of the passed key (quota units)",

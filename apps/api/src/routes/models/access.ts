@@ -1,0 +1,7 @@
+import type { Access } from "@gw/tariffs";
+import type { Principal } from "../../accounts/principal.ts";
+
+/** Spec 5.6: lists and calls respect the account's access and the key's model limits. */
+export function accessOf(principal: Principal): Access {
+  return [principal.allowedModels, principal.modelLimits];
+}
