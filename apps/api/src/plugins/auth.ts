@@ -49,6 +49,19 @@ export function authPlugin(
   limitKey: KeyLimit = async () => {},
 ) {
   const clientIpOf = createClientIpResolver(trustedProxies);
+  /** The caller of a request with a key, or null when it sends none; a bad key throws. */
+  const authenticate = async (
+    request: Request,
+    clientIp: string | null,
+    options: AuthOptions,
+  ): Promise<Principal | null> => {
+    const secret = extractSecret(request, options);
+    if (!secret) return null;
+    const result = await authorize(sql, secret, options.mode, clientIp);
+    if (!result.ok) throw new ApiError(result.code, MESSAGES[result.code]);
+    if (options.mode === "ordinary") await limitKey(result.principal, request);
+    return result.principal;
+  };
   return new Elysia({ name: "gw/auth" })
     .resolve({ as: "global" }, ({ request, server }) => ({
       clientIp: clientIpOf(server?.requestIP(request)?.address ?? null, request.headers),
@@ -56,12 +69,15 @@ export function authPlugin(
     .macro({
       auth: (options: AuthOptions) => ({
         async resolve({ request, clientIp }) {
-          const secret = extractSecret(request, options);
-          if (!secret) throw new ApiError("invalid_api_key", MESSAGES.invalid_api_key);
-          const result = await authorize(sql, secret, options.mode, clientIp);
-          if (!result.ok) throw new ApiError(result.code, MESSAGES[result.code]);
-          if (options.mode === "ordinary") await limitKey(result.principal, request);
-          return { principal: result.principal };
+          const principal = await authenticate(request, clientIp, options);
+          if (!principal) throw new ApiError("invalid_api_key", MESSAGES.invalid_api_key);
+          return { principal };
+        },
+      }),
+      /** For public routes that a key only narrows: `viewer` is null without one. */
+      optionalAuth: (options: AuthOptions) => ({
+        async resolve({ request, clientIp }) {
+          return { viewer: await authenticate(request, clientIp, options) };
         },
       }),
     });

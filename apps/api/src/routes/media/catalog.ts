@@ -1,9 +1,7 @@
 import { ErrorBody, MediaModelList } from "@gw/schemas";
 import type { Access } from "@gw/tariffs";
 import { Elysia } from "elysia";
-import { authorize } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
-import { ApiError } from "../../errors.ts";
 import { accessOf } from "../models/access.ts";
 import { mediaModel } from "../models/present.ts";
 
@@ -14,23 +12,14 @@ const EVERYONE: Access = [];
  * catalog with its prices is what a newcomer reads first. A key, when sent, must be
  * valid, and narrows the list to what that key and its account may call.
  */
-export function mediaCatalogRoutes({ sql, catalog, auth, rateLimit }: AppContext) {
+export function mediaCatalogRoutes({ catalog, auth, rateLimit }: AppContext) {
   return new Elysia({ name: "gw/routes/media/catalog" })
     .use(auth)
     .use(rateLimit)
     .get(
       "/v1/media/models",
-      async ({ request, clientIp }) => {
-        const header = request.headers.get("authorization");
-        let access = EVERYONE;
-        if (header !== null) {
-          const secret = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-          if (!secret)
-            throw new ApiError("invalid_api_key", "Send Authorization: Bearer <API_KEY>");
-          const result = await authorize(sql, secret, "ordinary", clientIp);
-          if (!result.ok) throw new ApiError(result.code, "The API key was refused");
-          access = accessOf(result.principal);
-        }
+      ({ viewer }) => {
+        const access = viewer ? accessOf(viewer) : EVERYONE;
         const data = catalog
           .visible(access)
           .filter((model) => model.kind !== "text")
@@ -38,6 +27,7 @@ export function mediaCatalogRoutes({ sql, catalog, auth, rateLimit }: AppContext
         return { object: "list" as const, data };
       },
       {
+        optionalAuth: { mode: "ordinary", apiKeyHeader: true },
         // Public, so it shares the models IP window with the other catalog reads.
         limit: { ip: "models" },
         response: { 200: MediaModelList, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },

@@ -14,7 +14,7 @@ import { accessOf } from "./access.ts";
 import { contentModel, modelEntry } from "./present.ts";
 import { unknownModel } from "./unknown.ts";
 
-const ContentModelQuery = t.Object({
+export const ContentListQuery = t.Object({
   pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 50 })),
   pageToken: t.Optional(t.String({ maxLength: 200 })),
   key: t.Optional(t.String({ maxLength: 200 })),
@@ -29,13 +29,11 @@ function decodeToken(token: string): number {
   return Number(match[1]);
 }
 
-export const ContentListQuery = ContentModelQuery;
-
 /** A page of the generate-content-style list. */
 export function contentModelPage(
   catalog: Catalog,
   principal: Principal,
-  query: typeof ContentModelQuery.static,
+  query: typeof ContentListQuery.static,
 ) {
   const models = catalog
     .visible(accessOf(principal))
@@ -72,7 +70,7 @@ export function generateContentModelRoutes({ auth, catalog }: AppContext) {
   for (const path of ["/v1beta/models", "/compatible/v1beta/models"]) {
     list.get(path, ({ principal, query }) => contentModelPage(catalog, principal, query), {
       auth: authOptions,
-      query: ContentModelQuery,
+      query: ContentListQuery,
       response: { 200: ContentModelList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
       detail: { tags: ["models"], summary: "Models in the generate-content style, paged" },
     });

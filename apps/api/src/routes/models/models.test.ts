@@ -335,6 +335,10 @@ describe("GET /v1/media/models", () => {
       "lumina-image-sunburst",
       "gpt-image-1",
     ]);
-    expect((await get("/v1/media/models", "sk-nope")).status).toBe(401);
+    const byHeader = await get("/v1/media/models", undefined, { "x-api-key": imagesOnly.secret });
+    expect(ids(byHeader.body.data)).toEqual(ids(body.data));
+    const bad = await get("/v1/media/models", "sk-nope");
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe("invalid_api_key");
   });
 });

@@ -75,23 +75,24 @@ export function rateRows(model: CatalogModel): RateRow[] {
   ]);
 }
 
-/** Input schemas as plain JSON Schema (TypeBox's symbols dropped), computed once per operation. */
-const published = new WeakMap<Operation, unknown>();
-function publishedSchema(operation: Operation): unknown {
-  let schema = published.get(operation);
-  if (!schema) {
-    schema = JSON.parse(JSON.stringify(operation.schema));
-    published.set(operation, schema);
-  }
-  return schema;
-}
-
 export function defaultOperation(model: CatalogModel): Operation | undefined {
   return [...model.operations.values()].find((operation) => operation.spec.default);
 }
 
+/** Catalog entries never change after load, so each is presented once. */
+const presented = new WeakMap<CatalogModel, MediaModel>();
+
 /** Spec 2.1: a media catalog entry with its operations, input schemas and tariff. */
 export function mediaModel(model: CatalogModel): MediaModel {
+  let entry = presented.get(model);
+  if (!entry) {
+    entry = presentMediaModel(model);
+    presented.set(model, entry);
+  }
+  return entry;
+}
+
+function presentMediaModel(model: CatalogModel): MediaModel {
   const operations = [...model.operations.values()];
   return {
     id: model.id,
@@ -105,7 +106,8 @@ export function mediaModel(model: CatalogModel): MediaModel {
     operations: operations.map((operation) => operation.name),
     default_operation: defaultOperation(model)?.name ?? null,
     input_schemas: Object.fromEntries(
-      operations.map((operation) => [operation.name, publishedSchema(operation)]),
+      // Plain JSON Schema: TypeBox's symbols dropped.
+      operations.map((operation) => [operation.name, JSON.parse(JSON.stringify(operation.schema))]),
     ),
     operation_details: Object.fromEntries(
       operations.map((operation) => [
