@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, createUser } from "@gw/api";
@@ -9,6 +10,8 @@ export interface Demo {
   secret: string;
   userId: bigint;
   adminToken: string;
+  /** Signs result links; kept so links survive a restart of the local gateway. */
+  linkSecret: string;
 }
 
 function readSecretFile(path: string): string | null {
@@ -42,11 +45,18 @@ export async function ensureDemo(
     writeSecretFile(tokenFile, adminToken);
   }
 
+  const linkFile = join(dataDir, "link-secret");
+  let linkSecret = process.env.RESULT_LINK_SECRET || readSecretFile(linkFile) || "";
+  if (!linkSecret) {
+    linkSecret = randomBytes(32).toString("base64url");
+    writeSecretFile(linkFile, linkSecret);
+  }
+
   const saved = readSecretFile(keyFile);
   if (saved && looksLikeSecret(saved)) {
     const [key] = await sql<{ user_id: bigint }[]>`
       select user_id from api_keys where secret_hash = ${hashSecret(saved)} and deleted_at is null`;
-    if (key) return { secret: saved, userId: key.user_id, adminToken };
+    if (key) return { secret: saved, userId: key.user_id, adminToken, linkSecret };
   }
   const user = await createUser(sql, {
     name: "demo",
@@ -64,5 +74,5 @@ export async function ensureDemo(
     expiresAt: 0,
   });
   writeSecretFile(keyFile, secret);
-  return { secret, userId: user.id, adminToken };
+  return { secret, userId: user.id, adminToken, linkSecret };
 }

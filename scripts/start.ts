@@ -42,7 +42,8 @@ const env = {
   DATABASE_URL: backends.databaseUrl,
   REDIS_URL: backends.redisUrl,
   PORT: port,
-  ...(demo ? { ADMIN_TOKEN: demo.adminToken } : {}),
+  DATA_DIR: dataDir,
+  ...(demo ? { ADMIN_TOKEN: demo.adminToken, RESULT_LINK_SECRET: demo.linkSecret } : {}),
 };
 const children = [
   Bun.spawn(["bun", "run", join(root, "apps/api/src/main.ts")], {
@@ -94,6 +95,8 @@ if (demo) {
       `  admin token  ${demo.adminToken}   (kept in ${join(dataDir, "admin-token")} unless ADMIN_TOKEN is set)`,
       "  try:",
       `    curl -s ${base}/v1/balance -H "Authorization: Bearer ${demo.secret}"`,
+      `    curl -s ${base}/v1/images/generations -H "Authorization: Bearer ${demo.secret}" \\`,
+      `      -H "Content-Type: application/json" -d '{"model":"lumina-image","prompt":"a lighthouse at dusk"}'`,
       "===================================================================",
       "",
     ].join("\n"),

@@ -11,6 +11,7 @@ import { exitWithParent, openBenchStore, stringField } from "../../../scripts/be
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { serverBodyCap } from "../src/plugins/body-limit.ts";
+import { EDIT_MAX_BODY_BYTES } from "../src/routes/images/multipart.ts";
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 /** The pool size main.ts uses by default. */
@@ -58,15 +59,16 @@ try {
     REDIS_PREFIX: store.prefix,
     ...rateLimitEnv(),
   });
-  const { app, closures } = await createApp({ config, sql: store.sql, redis: store.redis });
+  const { app, closures, waiter } = await createApp({ config, sql: store.sql, redis: store.redis });
   stopServer = async () => {
     closures.stop();
+    waiter.stop();
     await app.stop(true);
   };
   app.listen({
     port: 0,
     hostname: "127.0.0.1",
-    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes),
+    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
   });
   const port = app.server?.port;
   if (port === undefined) throw new Error("the api did not start listening");

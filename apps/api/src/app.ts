@@ -1,6 +1,9 @@
 import { createLedger } from "@gw/ledger";
-import type { RedisClient, Sql } from "@gw/store";
+import { createUrlCheck, urlPolicyFromEnv } from "@gw/safe-fetch";
+import { storageFromEnv } from "@gw/storage";
+import { duplicateClient, type RedisClient, type Sql } from "@gw/store";
 import { loadCatalog } from "@gw/tariffs";
+import { CompletionWaiter, doneChannel } from "@gw/tasks";
 import { Elysia } from "elysia";
 import type { ApiConfig } from "./config.ts";
 import type { AppContext } from "./context.ts";
@@ -15,6 +18,9 @@ import { adminKeyRoutes } from "./routes/admin/keys.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
+import { fileRoutes } from "./routes/files/index.ts";
+import { imageRoutes } from "./routes/images/index.ts";
+import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
 import { mediaCatalogRoutes } from "./routes/media/catalog.ts";
 import { QUOTE_MAX_BODY_BYTES, quoteRoutes } from "./routes/media/quote.ts";
 import { generateContentModelRoutes } from "./routes/models/generate-content.ts";
@@ -40,6 +46,9 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     prefix: config.redisPrefix,
     holdTtlMs: config.holdTtlMs,
   });
+  const storage = storageFromEnv(config.env, config.dataDir);
+  const waiter = new CompletionWaiter(duplicateClient(redis), doneChannel(config.redisPrefix));
+  await waiter.start();
   const closures = new EndpointClosures(sql, redis, `${config.redisPrefix}:endpoints:changed`);
   await closures.start();
   let paths: string[] = [];
@@ -54,11 +63,19 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     auth: authPlugin(sql, config.trustedProxies, rateLimiting.keyRpm),
     rateLimit: rateLimiting.plugin,
     limiter: rateLimiting.limiter,
+    storage,
+    waiter,
+    urlCheck: createUrlCheck(urlPolicyFromEnv(config.env)),
     routePaths: () => paths,
   };
   const app = new Elysia({ normalize: false })
     .use(errorPlugin)
-    .use(bodyLimitPlugin(config.maxJsonBodyBytes, { "/v1/media/quote": QUOTE_MAX_BODY_BYTES }))
+    .use(
+      bodyLimitPlugin(config.maxJsonBodyBytes, {
+        "/v1/media/quote": QUOTE_MAX_BODY_BYTES,
+        "/v1/images/edits": EDIT_MAX_BODY_BYTES,
+      }),
+    )
     .use(closuresPlugin(closures))
     .use(docsPlugin())
     .use(balanceRoutes(context))
@@ -69,11 +86,13 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     .use(generateContentModelRoutes(context))
     .use(mediaCatalogRoutes(context))
     .use(quoteRoutes(context))
+    .use(imageRoutes(context))
+    .use(fileRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))
     .use(adminEndpointRoutes(context));
   paths = app.routes.map((route) => route.path);
-  return { app, ledger, closures, context };
+  return { app, ledger, closures, waiter, context };
 }
 
 export type GatewayApp = Awaited<ReturnType<typeof createApp>>["app"];

@@ -1,5 +1,8 @@
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
 import { parseTrustedProxies } from "@gw/auth";
 import { type LimitPolicy, parseLimitPolicy } from "@gw/ratelimit";
+import { linkTtlFromEnv } from "@gw/storage";
 
 export type BillingStats = "key" | "account";
 export type BillingDisplay = "USD" | "CNY" | "TOKENS";
@@ -24,6 +27,18 @@ export interface ApiConfig {
   rateLimits: LimitPolicy;
   /** Operator catalog file (JSON) that overrides or extends the built-in catalog. */
   catalogFile: string | undefined;
+  /** Base of result links (PUBLIC_BASE_URL); without it, the origin the client called. */
+  publicBaseUrl: string | undefined;
+  /** HMAC secret of result links; every api process of one deployment shares it. */
+  linkSecret: string;
+  /** Lifetime of result links and files, at most 13 days. */
+  linkTtlSeconds: number;
+  /** How long an image request waits for its task before answering `task_pending`. */
+  imageWaitMs: number;
+  /** Where the gateway keeps files when STORAGE=local (the default). */
+  dataDir: string;
+  /** The raw environment, for the settings packages parse themselves (storage, fetch). */
+  env: Record<string, string | undefined>;
 }
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -49,6 +64,36 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   if (!Number.isFinite(number) || number <= 0)
     throw new ConfigError(`${name} must be a positive number`);
   return number;
+}
+
+function baseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+    return url.href.replace(/\/$/, "");
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${value}"`);
+  }
+}
+
+function linkSecret(value: string | undefined, production: boolean): string {
+  if (value) {
+    if (value.length < 32)
+      throw new ConfigError("RESULT_LINK_SECRET must be at least 32 characters");
+    return value;
+  }
+  if (production) throw new ConfigError("NODE_ENV=production needs RESULT_LINK_SECRET");
+  // Links signed by this process only; `bun run start` keeps a secret in DATA_DIR instead.
+  return randomBytes(32).toString("base64url");
+}
+
+function linkTtl(value: string | undefined): number {
+  try {
+    return linkTtlFromEnv(value);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 /** Reads the environment once at start; a bad value stops the process with a clear message. */
@@ -92,5 +137,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", env.MAX_JSON_BODY_BYTES, 1024 * 1024),
     rateLimits: rateLimits.value,
     catalogFile: env.CATALOG_FILE || undefined,
+    publicBaseUrl: baseUrl(env.PUBLIC_BASE_URL),
+    linkSecret: linkSecret(env.RESULT_LINK_SECRET, production),
+    linkTtlSeconds: linkTtl(env.RESULT_LINK_TTL_SECONDS),
+    imageWaitMs: positive("IMAGE_WAIT_TIMEOUT_MS", env.IMAGE_WAIT_TIMEOUT_MS, 650_000),
+    dataDir: resolve(env.DATA_DIR || join(import.meta.dir, "..", "..", "..", ".data")),
+    env,
   };
 }

@@ -1,7 +1,9 @@
 import type { Ledger } from "@gw/ledger";
 import type { Limiter } from "@gw/ratelimit";
+import type { Storage } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
 import type { Catalog } from "@gw/tariffs";
+import type { CompletionWaiter } from "@gw/tasks";
 import type { ApiConfig } from "./config.ts";
 import type { authPlugin } from "./plugins/auth.ts";
 import type { EndpointClosures } from "./plugins/closures.ts";
@@ -20,6 +22,12 @@ export interface AppContext {
   /** The `limit` macro (plugins/rate-limit.ts); a route module `.use`s it beside `auth`. */
   rateLimit: ReturnType<typeof rateLimitPlugin>;
   limiter: Limiter;
+  /** Result files and uploaded sources (local disk or S3). */
+  storage: Storage;
+  /** Wakes image requests when a worker announces their task finished. */
+  waiter: CompletionWaiter;
+  /** The URL rule for client file URLs: public HTTPS, or a host the operator allowed. */
+  urlCheck: (url: string) => string | null;
   /** Paths of every route of the finished app, for validating endpoint closures. */
   routePaths: () => string[];
 }

@@ -3,6 +3,7 @@ import { CatalogError } from "@gw/tariffs";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { serverBodyCap } from "./plugins/body-limit.ts";
+import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
 
 /** Starts one api process: configuration, migrations, then the HTTP server. */
 async function main(): Promise<void> {
@@ -11,11 +12,15 @@ async function main(): Promise<void> {
   const redis = connectRedis(config.redisUrl, { clusterNodes: config.redisClusterNodes });
   console.log(`[api] ${describeBackends(config.databaseUrl, config.redisUrl)}`);
   await migrate(sql);
-  const { app, closures } = await createApp({ config, sql, redis });
-  app.listen({ port: config.port, maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes) });
+  const { app, closures, waiter } = await createApp({ config, sql, redis });
+  app.listen({
+    port: config.port,
+    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
+  });
   console.log(`[api] listening on http://localhost:${app.server?.port} (docs at /swagger)`);
   const shutdown = async () => {
     closures.stop();
+    waiter.stop();
     await app.stop();
     redis.disconnect();
     await sql.end({ timeout: 5 });

@@ -3,6 +3,7 @@ import { createTestStore, type TestStore } from "@gw/store/testing";
 import { createApp } from "./app.ts";
 import { type ApiConfig, loadConfig } from "./config.ts";
 import { serverBodyCap } from "./plugins/body-limit.ts";
+import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -50,7 +51,7 @@ export async function startTestApi(
   built.app.listen({
     port: 0,
     hostname: "127.0.0.1",
-    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes),
+    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
   });
   const url = `http://127.0.0.1:${built.app.server!.port}`;
 
@@ -90,6 +91,7 @@ export async function startTestApi(
     if (stopped) return;
     stopped = true;
     built.closures.stop();
+    built.waiter.stop();
     await built.app.stop(true);
   };
   afterAll(stop);

@@ -9,6 +9,8 @@ export interface MaintenanceOptions {
   workerId: string;
   intervalMs: number;
   log?: (line: string) => void;
+  /** Further periodic jobs of the same lease (requeue from Postgres, file expiry). */
+  extra?: () => Promise<string | null>;
 }
 
 /** One pass of ledger maintenance if this worker wins the lease for the period. */
@@ -16,6 +18,8 @@ export async function runMaintenance(options: MaintenanceOptions): Promise<Recon
   const leaseKey = `${options.prefix}:lease:reconcile`;
   if (!(await tryLease(options.redis, leaseKey, options.workerId, options.intervalMs))) return null;
   const report = await options.ledger.reconcile();
+  const extra = options.extra ? await options.extra() : null;
+  if (extra) (options.log ?? console.log)(`[worker] ${extra}`);
   const changed = report.expiredVoided + report.releasedInRedis + report.orphansDropped;
   if (changed > 0) {
     (options.log ?? console.log)(

@@ -1,4 +1,4 @@
-import { runLua } from "@gw/store";
+import { runLua, type Sql } from "@gw/store";
 import { type LedgerContext, MAX_HOLD_TTL_MS } from "./context.ts";
 import { scripts, walletKeys } from "./scripts.ts";
 import type { HoldInput, HoldRecord, HoldResult, HoldState } from "./types.ts";
@@ -66,8 +66,15 @@ async function findHold(ctx: LedgerContext, holdId: string): Promise<HoldRecord 
  * Opens a hold: Redis admits it atomically against the wallet and the key budget,
  * then Postgres records it durably. If Postgres fails, the Redis reservation is
  * released again before the error is thrown, so a failed hold leaves nothing behind.
+ * `record` writes what the hold pays for (a task row) in the same transaction as the
+ * hold, so there is never a hold without its task or a task without its hold; if it
+ * throws, nothing is kept and the error reaches the caller.
  */
-export async function hold(ctx: LedgerContext, input: HoldInput): Promise<HoldResult> {
+export async function hold(
+  ctx: LedgerContext,
+  input: HoldInput,
+  record?: (tx: Sql) => Promise<void>,
+): Promise<HoldResult> {
   if (input.amountQuota <= 0n) throw new RangeError("a hold must be positive");
   const ttlMs = Math.min(input.ttlMs ?? ctx.holdTtlMs, MAX_HOLD_TTL_MS);
   const [code, available] = await admit(ctx, input);
@@ -89,12 +96,19 @@ export async function hold(ctx: LedgerContext, input: HoldInput): Promise<HoldRe
   const keys = walletKeys(ctx.prefix, input.userId);
   let inserted: HoldRow[];
   try {
-    inserted = await ctx.sql<HoldRow[]>`
-      insert into holds (id, user_id, key_id, amount_quota, expires_at)
-      values (${input.holdId}, ${input.userId}, ${input.keyId}, ${input.amountQuota},
-              now() + ${ttlMs} * interval '1 millisecond')
-      on conflict (id) do nothing
-      returning *`;
+    const insert = async (sql: Sql) => {
+      const rows = await sql<HoldRow[]>`
+        insert into holds (id, user_id, key_id, amount_quota, expires_at)
+        values (${input.holdId}, ${input.userId}, ${input.keyId}, ${input.amountQuota},
+                now() + ${ttlMs} * interval '1 millisecond')
+        on conflict (id) do nothing
+        returning *`;
+      if (rows.length > 0 && record) await record(sql);
+      return rows;
+    };
+    inserted = record
+      ? await ctx.sql.begin((tx) => insert(tx as unknown as Sql))
+      : await insert(ctx.sql);
   } catch (error) {
     await runLua(ctx.redis, scripts.resolveHold, keys, [input.holdId, 0]);
     throw error;

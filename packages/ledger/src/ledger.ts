@@ -3,7 +3,7 @@ import { DEFAULT_HOLD_TTL_MS, type LedgerContext } from "./context.ts";
 import { type CreditInput, credit } from "./credit.ts";
 import { findHold, hold } from "./holds.ts";
 import { reconcile } from "./reconcile.ts";
-import { post, voidHold } from "./settle.ts";
+import { post, postWithin, voidHold, voidWithin } from "./settle.ts";
 import type { ChargeDetails, HoldInput } from "./types.ts";
 import { loadWallet, readWallet, resyncWallet, syncKeyBudget } from "./wallet.ts";
 
@@ -23,10 +23,14 @@ export function createLedger(options: LedgerOptions) {
     holdTtlMs: options.holdTtlMs ?? DEFAULT_HOLD_TTL_MS,
   };
   return {
-    hold: (input: HoldInput) => hold(ctx, input),
+    hold: (input: HoldInput, record?: (tx: Sql) => Promise<void>) => hold(ctx, input, record),
     post: (holdId: string, amountQuota: bigint, details?: ChargeDetails) =>
       post(ctx, holdId, amountQuota, details),
     void: (holdId: string) => voidHold(ctx, holdId),
+    /** Post inside a caller's transaction; run `afterCommit` once it committed. */
+    postWithin: (tx: Sql, holdId: string, amountQuota: bigint, details?: ChargeDetails) =>
+      postWithin(ctx, tx, holdId, amountQuota, details),
+    voidWithin: (tx: Sql, holdId: string) => voidWithin(ctx, tx, holdId),
     findHold: (holdId: string) => findHold(ctx, holdId),
     credit: (input: CreditInput) => credit(ctx, input),
     readWallet: (userId: bigint) => readWallet(ctx, userId),

@@ -1,4 +1,4 @@
-import { runLua } from "@gw/store";
+import { runLua, type Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
 import { findHold, type HoldRow, toHoldRecord } from "./holds.ts";
 import { scripts, walletKeys } from "./scripts.ts";
@@ -18,8 +18,34 @@ export async function post(
   amountQuota: bigint,
   details: ChargeDetails = {},
 ): Promise<PostResult> {
+  const { result, afterCommit } = await postWithin(ctx, ctx.sql, holdId, amountQuota, details);
+  await afterCommit();
+  return result;
+}
+
+/** A ledger change made inside a caller's transaction, and what to do once it commits. */
+export interface Staged<T> {
+  result: T;
+  /** Applies the change to Redis; call it only after the transaction committed. */
+  afterCommit: () => Promise<void>;
+}
+
+const nothing = async () => {};
+
+/**
+ * `post` inside the caller's transaction (`tx`), so a task's completion and its charge
+ * commit together. Redis learns of it through `afterCommit`; if the process dies
+ * before that, the reconciler releases the reservation from what Postgres says.
+ */
+export async function postWithin(
+  ctx: LedgerContext,
+  tx: Sql,
+  holdId: string,
+  amountQuota: bigint,
+  details: ChargeDetails = {},
+): Promise<Staged<PostResult>> {
   if (amountQuota < 0n) throw new RangeError("a posted amount cannot be negative");
-  const [posted] = await ctx.sql<(HoldRow & { entry_id: bigint })[]>`
+  const [posted] = await tx<(HoldRow & { entry_id: bigint })[]>`
     with hold as (
       update holds set state = 'posted', posted_quota = ${amountQuota}, resolved_at = now()
       where id = ${holdId} and state = 'pending' and amount_quota >= ${amountQuota}
@@ -42,10 +68,12 @@ export async function post(
     )
     select hold.*, entry.id as entry_id from hold, entry`;
   if (posted) {
-    await releaseInRedis(ctx, toHoldRecord(posted), amountQuota);
-    return { ok: true, existed: false, postedQuota: amountQuota, entryId: posted.entry_id };
+    return {
+      result: { ok: true, existed: false, postedQuota: amountQuota, entryId: posted.entry_id },
+      afterCommit: () => releaseInRedis(ctx, toHoldRecord(posted), amountQuota).then(nothing),
+    };
   }
-  return explainUnposted(ctx, holdId, amountQuota);
+  return explainUnposted({ ...ctx, sql: tx }, holdId, amountQuota);
 }
 
 /** Why a post matched no pending hold; a hold posted before answers `existed`. */
@@ -53,38 +81,60 @@ async function explainUnposted(
   ctx: LedgerContext,
   holdId: string,
   amountQuota: bigint,
-): Promise<PostResult> {
+): Promise<Staged<PostResult>> {
+  const refused = (code: "hold_not_found" | "hold_voided" | "exceeds_hold") => ({
+    result: { ok: false as const, code },
+    afterCommit: nothing,
+  });
   const hold = await findHold(ctx, holdId);
-  if (!hold) return { ok: false, code: "hold_not_found" };
-  if (hold.state === "voided") return { ok: false, code: "hold_voided" };
+  if (!hold) return refused("hold_not_found");
+  if (hold.state === "voided") return refused("hold_voided");
   if (hold.state === "pending") {
-    if (amountQuota > hold.amountQuota) return { ok: false, code: "exceeds_hold" };
+    if (amountQuota > hold.amountQuota) return refused("exceeds_hold");
     // A pending hold within its amount always matches the update, which waits for any
     // concurrent writer of the row; reaching here means the database broke that rule.
     throw new Error(`post of hold ${holdId} matched no row although the hold is pending`);
   }
   const [entry] = await ctx.sql<{ id: bigint }[]>`
     select id from ledger_entries where business_key = ${`${holdId}:charge`}`;
-  // Repeated so that a process that died between the commit and Redis is mended now.
-  await releaseInRedis(ctx, hold, hold.postedQuota!);
-  return { ok: true, existed: true, postedQuota: hold.postedQuota!, entryId: entry?.id ?? null };
+  return {
+    result: { ok: true, existed: true, postedQuota: hold.postedQuota!, entryId: entry?.id ?? null },
+    // Repeated so that a process that died between the commit and Redis is mended now.
+    afterCommit: () => releaseInRedis(ctx, hold, hold.postedQuota!).then(nothing),
+  };
 }
 
 /** Voids a hold: releases it with no charge and no refund record, at most once. */
 export async function voidHold(ctx: LedgerContext, holdId: string): Promise<VoidResult> {
-  const [voided] = await ctx.sql<HoldRow[]>`
+  const { result, afterCommit } = await voidWithin(ctx, ctx.sql, holdId);
+  await afterCommit();
+  return result;
+}
+
+/** `voidHold` inside the caller's transaction; `afterCommit` releases it in Redis. */
+export async function voidWithin(
+  ctx: LedgerContext,
+  tx: Sql,
+  holdId: string,
+): Promise<Staged<VoidResult>> {
+  const [voided] = await tx<HoldRow[]>`
     update holds set state = 'voided', resolved_at = now()
     where id = ${holdId} and state = 'pending'
     returning *`;
   if (voided) {
-    await releaseInRedis(ctx, toHoldRecord(voided), 0n);
-    return { ok: true, existed: false };
+    return {
+      result: { ok: true, existed: false },
+      afterCommit: () => releaseInRedis(ctx, toHoldRecord(voided), 0n).then(nothing),
+    };
   }
-  const hold = await findHold(ctx, holdId);
-  if (!hold) return { ok: false, code: "hold_not_found" };
-  if (hold.state === "posted") return { ok: false, code: "hold_posted" };
-  await releaseInRedis(ctx, hold, 0n);
-  return { ok: true, existed: true };
+  const hold = await findHold({ ...ctx, sql: tx }, holdId);
+  if (!hold) return { result: { ok: false, code: "hold_not_found" }, afterCommit: nothing };
+  if (hold.state === "posted")
+    return { result: { ok: false, code: "hold_posted" }, afterCommit: nothing };
+  return {
+    result: { ok: true, existed: true },
+    afterCommit: () => releaseInRedis(ctx, hold, 0n).then(nothing),
+  };
 }
 
 /**

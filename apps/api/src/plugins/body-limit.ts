@@ -1,9 +1,12 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors.ts";
 
-/** The server's own cap stays above the JSON limit, so this plugin answers first, in the error shape. */
-export function serverBodyCap(maxJsonBodyBytes: number): number {
-  return maxJsonBodyBytes * 4;
+/**
+ * The server's own cap stays above every limit of this plugin (the JSON limit and the
+ * multipart edits), so the plugin answers first, in the error shape.
+ */
+export function serverBodyCap(maxJsonBodyBytes: number, largestBodyBytes = 0): number {
+  return Math.max(maxJsonBodyBytes, largestBodyBytes) * 2;
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<string> {
@@ -34,16 +37,22 @@ function pathOf(url: string): string {
 /**
  * Refuses bodies larger than the limit: at once when the declared length says so, and
  * while reading a JSON body that declared none (chunked), so no oversized body is parsed.
- * `perPath` sets lower limits for single endpoints (the quote's 1 MiB of spec 8).
+ * `perPath` sets limits for single endpoints: a JSON body is never allowed more than
+ * `maxBytes` (the quote's 1 MiB of spec 8 lowers it), while other bodies of that path
+ * (multipart edits with 20 MB images) get the path's own limit.
  */
 export function bodyLimitPlugin(maxBytes: number, perPath: Record<string, number> = {}) {
   const limits = new Map(Object.entries(perPath));
-  const limitOf = (url: string) =>
-    limits.size === 0 ? maxBytes : Math.min(maxBytes, limits.get(pathOf(url)) ?? maxBytes);
+  const limitOf = (url: string, json = true) => {
+    const own = limits.size === 0 ? undefined : limits.get(pathOf(url));
+    if (own === undefined) return maxBytes;
+    return json ? Math.min(maxBytes, own) : own;
+  };
   return new Elysia({ name: "gw/body-limit", seed: maxBytes })
     .onRequest(({ request }) => {
       const length = request.headers.get("content-length");
-      const limit = limitOf(request.url);
+      const type = request.headers.get("content-type") ?? "";
+      const limit = limitOf(request.url, !type.startsWith("multipart/form-data"));
       if (length !== null && Number(length) > limit) {
         throw new ApiError("payload_too_large", `The request body exceeds ${limit} bytes`);
       }

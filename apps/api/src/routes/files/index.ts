@@ -1,0 +1,50 @@
+import { ErrorBody } from "@gw/schemas";
+import { verifyLink } from "@gw/storage";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+
+const GONE = "This result link is invalid, expired, or its file was deleted";
+
+/**
+ * GET /v1/files/<key>: a result file behind a signed link (spec 5.8: bearer-style,
+ * whoever holds the link may read it). A bad signature, an expired link and a deleted
+ * file all answer the same 404, so a link reveals nothing beyond its own file.
+ */
+export function fileRoutes(ctx: AppContext) {
+  return new Elysia({ name: "gw/routes/files" }).get(
+    "/v1/files/*",
+    async ({ params, query }) => {
+      const key = params["*"];
+      const check = verifyLink(
+        ctx.config.linkSecret,
+        key,
+        query.expires ?? null,
+        query.signature ?? null,
+      );
+      if (!check.ok) throw new ApiError("not_found", GONE);
+      const file = await ctx.storage.get(key);
+      if (!file) throw new ApiError("not_found", GONE);
+      const remaining = Math.max(0, Number(query.expires) - Math.floor(Date.now() / 1000));
+      return new Response(file.bytes, {
+        headers: {
+          "content-type": file.contentType,
+          "content-length": String(file.size),
+          "cache-control": `private, max-age=${remaining}, immutable`,
+          "x-content-type-options": "nosniff",
+        },
+      });
+    },
+    {
+      query: t.Object({
+        expires: t.Optional(t.String({ maxLength: 20 })),
+        signature: t.Optional(t.String({ maxLength: 100 })),
+      }),
+      response: { 404: ErrorBody },
+      detail: {
+        tags: ["images"],
+        summary: "A result file behind a signed, expiring link (no key needed)",
+      },
+    },
+  );
+}

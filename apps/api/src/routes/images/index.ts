@@ -1,0 +1,185 @@
+import { ErrorBody, ImageEditForm, ImagesResult, ImageTask, MediaCallBody } from "@gw/schemas";
+import { findOwnTask, findTask, TASK_ID_PATTERN, type TaskRow } from "@gw/tasks";
+import { Elysia, t } from "elysia";
+import type { Principal } from "../../accounts/principal.ts";
+import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+import { checkCallBody, parseEditForm } from "./multipart.ts";
+import { failureError, imagesResult, imageTask, linkBase } from "./present.ts";
+import { idempotencyKeyOf, type Submission, submitImageTask } from "./submit.ts";
+
+const FAILURES = {
+  400: ErrorBody,
+  401: ErrorBody,
+  402: ErrorBody,
+  403: ErrorBody,
+  409: ErrorBody,
+  413: ErrorBody,
+  415: ErrorBody,
+  429: ErrorBody,
+  502: ErrorBody,
+  503: ErrorBody,
+  504: ErrorBody,
+};
+
+const finished = (task: TaskRow | null) =>
+  task && (task.status === "completed" || task.status === "failed") ? task : null;
+
+interface Server {
+  timeout(request: Request, seconds: number): void;
+}
+
+/**
+ * Submits the task and answers when it finished: a worker announces completion over
+ * Redis, so nothing polls. A client that disconnects changes nothing: the task still
+ * runs and is charged once, and the client finds it by its id.
+ */
+async function runToCompletion(
+  ctx: AppContext,
+  principal: Principal,
+  submission: Submission,
+  request: Request,
+  server: Server | null,
+  headers: Record<string, string | number>,
+): Promise<ImagesResult> {
+  // Clients wait up to 660 s (spec 8); Bun would close a quiet request after 10 s.
+  server?.timeout(request, 0);
+  const task = await submitImageTask(ctx, principal, submission);
+  headers["x-task-id"] = task.id;
+  const done =
+    finished(task) ??
+    (await ctx.waiter.wait(
+      task.id,
+      async () => finished(await findTask(ctx.sql, task.id)),
+      ctx.config.imageWaitMs,
+    ));
+  if (!done)
+    throw new ApiError(
+      "task_pending",
+      `Image task ${task.id} is still running; look it up with GET /v1/images/tasks/${task.id} instead of sending it again`,
+      { "x-task-id": task.id },
+    );
+  if (done.status === "failed") throw failureError(done);
+  return imagesResult(ctx, done, linkBase(ctx, request));
+}
+
+const resultHeaders = {
+  "X-Task-Id": { description: "The task id, to look the task up if the connection drops." },
+};
+
+/** Spec 4.1 and 4.2: image generation and editing, answered when the task is finished. */
+export function imageRoutes(ctx: AppContext) {
+  const { auth, rateLimit } = ctx;
+  return new Elysia({ name: "gw/routes/images" })
+    .use(auth)
+    .use(rateLimit)
+    .post(
+      "/v1/images/generations",
+      ({ principal, body, request, server, set }) =>
+        runToCompletion(
+          ctx,
+          principal,
+          { endpoint: "generations", body, uploads: [], idempotencyKey: idempotencyKeyOf(request) },
+          request,
+          server,
+          set.headers as Record<string, string>,
+        ),
+      {
+        auth: { mode: "ordinary" },
+        limit: { failClosed: true },
+        body: MediaCallBody,
+        response: { 200: ImagesResult, ...FAILURES },
+        detail: {
+          tags: ["images"],
+          summary: "Generate images; answers when the task is finished (wait up to 660 s)",
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              schema: { type: "string", maxLength: 255 },
+              description: "A repeated request with the same key and body returns the same task.",
+            },
+          ],
+          responses: { 200: { description: "The result", headers: resultHeaders } },
+        },
+      },
+    )
+    .post(
+      "/v1/images/edits",
+      async ({ principal, body, request, server, set }) => {
+        const type = request.headers.get("content-type") ?? "";
+        let parsed: Pick<Submission, "body" | "uploads">;
+        if (type.startsWith("multipart/form-data")) {
+          parsed = await parseEditForm(body as FormData);
+        } else if (type.startsWith("application/json")) {
+          parsed = { body: checkCallBody(body), uploads: [] };
+        } else {
+          throw new ApiError(
+            "unsupported_media_type",
+            "Send the edit as application/json (image URLs) or multipart/form-data (image files)",
+          );
+        }
+        return runToCompletion(
+          ctx,
+          principal,
+          { endpoint: "edits", ...parsed, idempotencyKey: idempotencyKeyOf(request) },
+          request,
+          server,
+          set.headers as Record<string, string>,
+        );
+      },
+      {
+        auth: { mode: "ordinary" },
+        limit: { failClosed: true },
+        parse: async ({ request, contentType }) => {
+          if (contentType.startsWith("multipart/form-data")) {
+            try {
+              return await request.formData();
+            } catch {
+              throw new ApiError("invalid_request", "The multipart body could not be parsed");
+            }
+          }
+        },
+        body: t.Any(),
+        response: { 200: ImagesResult, ...FAILURES },
+        detail: {
+          tags: ["images"],
+          summary: "Edit images (JSON with image URLs, or multipart with files)",
+          requestBody: {
+            content: {
+              "application/json": { schema: MediaCallBody as object },
+              "multipart/form-data": { schema: ImageEditForm as object },
+            },
+          },
+          responses: { 200: { description: "The result", headers: resultHeaders } },
+        },
+      },
+    )
+    .get(
+      "/v1/images/tasks/:task_id",
+      async ({ principal, params, request }) => {
+        const task = TASK_ID_PATTERN.test(params.task_id)
+          ? await findOwnTask(ctx.sql, params.task_id, principal.userId)
+          : null;
+        if (!task) throw new ApiError("not_found", `No image task ${params.task_id.slice(0, 64)}`);
+        return imageTask(ctx, task, linkBase(ctx, request));
+      },
+      {
+        auth: { mode: "ordinary" },
+        limit: { keyRpm: false },
+        params: t.Object({ task_id: t.String({ maxLength: 200 }) }),
+        response: {
+          200: ImageTask,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          429: ErrorBody,
+        },
+        detail: {
+          tags: ["images"],
+          summary: "An image task of yours, in any state; free, never starts a task",
+        },
+      },
+    );
+}

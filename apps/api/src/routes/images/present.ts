@@ -1,0 +1,110 @@
+import type { ErrorCode, ImageData, ImagesResult, ImageTask } from "@gw/schemas";
+import { signLink } from "@gw/storage";
+import type { TaskFile, TaskRow } from "@gw/tasks";
+import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** Where result links point: the configured public base, or the origin the client called. */
+export function linkBase(ctx: AppContext, request: Request): string {
+  return ctx.config.publicBaseUrl ?? new URL(request.url).origin;
+}
+
+async function present(
+  ctx: AppContext,
+  task: TaskRow,
+  file: TaskFile,
+  base: string,
+): Promise<ImageData> {
+  const mask = file.index === undefined ? {} : { index: file.index, name: file.name ?? "" };
+  if (task.response_format === "b64_json") {
+    const stored = await ctx.storage.get(file.key);
+    if (!stored) throw new ApiError("not_found", `The result files of task ${task.id} expired`);
+    return {
+      b64_json: Buffer.from(stored.bytes).toString("base64"),
+      content_type: file.content_type,
+      ...mask,
+    };
+  }
+  // Links expire a link lifetime after completion, never later, whenever they are shown.
+  const expires = seconds(task.finished_at!) + ctx.config.linkTtlSeconds;
+  return {
+    url: `${base}${signLink(ctx.config.linkSecret, file.key, expires)}`,
+    content_type: file.content_type,
+    ...mask,
+  };
+}
+
+async function resultData(ctx: AppContext, task: TaskRow, base: string): Promise<ImageData[]> {
+  const files = task.result?.files ?? [];
+  return Promise.all(files.map((file) => present(ctx, task, file, base)));
+}
+
+/** The billing object stored at settlement (spec 2.4), typed as the schema says. */
+const billingOf = (task: TaskRow) => task.billing as unknown as ImagesResult["billing"];
+
+/** The finished task as both image endpoints answer it. */
+export async function imagesResult(
+  ctx: AppContext,
+  task: TaskRow,
+  base: string,
+): Promise<ImagesResult> {
+  return {
+    id: task.id,
+    task_id: task.id,
+    object: "image.result",
+    created: seconds(task.finished_at!),
+    model: task.model,
+    operation: task.operation,
+    data: await resultData(ctx, task, base),
+    billing: billingOf(task),
+  };
+}
+
+/** How a failed task's code reaches the client (spec 7.3: funds were released). */
+const FAILURES: Record<string, ErrorCode> = {
+  moderation: "content_policy_violation",
+  invalid_request: "invalid_request",
+  source_unavailable: "source_image_unavailable",
+  upstream_timeout: "upstream_timeout",
+  upstream_unavailable: "upstream_unavailable",
+  rate_limited: "upstream_unavailable",
+  expired: "task_expired",
+};
+
+export function failureError(task: TaskRow): ApiError {
+  const code = FAILURES[task.fail_code ?? ""] ?? "upstream_error";
+  return new ApiError(
+    code,
+    `Image task ${task.id} failed: ${task.fail_reason ?? "unknown reason"}. Nothing was charged.`,
+    { "x-task-id": task.id },
+  );
+}
+
+const PROGRESS = { queued: 0, processing: 50, completed: 100, failed: 100 } as const;
+
+/** GET /v1/images/tasks/{task_id}: the task in any state. */
+export async function imageTask(ctx: AppContext, task: TaskRow, base: string): Promise<ImageTask> {
+  const view: ImageTask = {
+    id: task.id,
+    task_id: task.id,
+    object: "image.task",
+    status: task.status,
+    progress: PROGRESS[task.status],
+    model: task.model,
+    operation: task.operation,
+    created_at: seconds(task.created_at),
+    finished_at: task.finished_at ? seconds(task.finished_at) : null,
+  };
+  if (task.status === "completed") {
+    view.data = await resultData(ctx, task, base).catch(() => []);
+    view.billing = billingOf(task);
+  }
+  if (task.status === "failed") {
+    const error = failureError(task);
+    view.failReason = task.fail_reason ?? "";
+    view.error = { code: error.code, message: error.message };
+  }
+  return view;
+}

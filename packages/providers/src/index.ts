@@ -1,0 +1,26 @@
+export { createProviderFromEnv, PROVIDER_ENV } from "./env.ts";
+export type { DiagonalImage } from "./image/diagonal.ts";
+export { CONTENT_TYPES, encodeImage, type OutputFormat } from "./image/render.ts";
+export { type SniffedFormat, type SniffedImage, sniffImage } from "./image/sniff.ts";
+export {
+  createOfflineProvider,
+  OFFLINE_MARKERS,
+  type OfflineProviderOptions,
+  SEGMENT_NAMES,
+} from "./offline.ts";
+export {
+  createOpenAIImagesProvider,
+  type OpenAIImagesProviderOptions,
+} from "./openai/provider.ts";
+export { type ImageSize, imageSize } from "./size.ts";
+export {
+  CREATE_OPERATIONS,
+  EDIT_OPERATIONS,
+  type ImageJob,
+  type OutputExt,
+  type OutputFile,
+  type Provider,
+  type ProviderFailureCode,
+  type ProviderResult,
+  type SourceImage,
+} from "./types.ts";

@@ -1,0 +1,11 @@
+export {
+  createSafeFetcher,
+  DEFAULT_FETCH_LIMITS,
+  type FetchFailureCode,
+  type FetchLimits,
+  type FetchResult,
+  type SafeFetcher,
+  type SafeFetcherOptions,
+  USER_AGENT,
+} from "./fetcher.ts";
+export { createUrlCheck, FETCH_ENV, type UrlPolicy, urlPolicyFromEnv } from "./policy.ts";
