@@ -221,7 +221,9 @@ async function probe(stub: Target, gateway: Target): Promise<void> {
   const { billing } = first((await call(gateway)).body);
   const quota = (billing as { quota?: unknown } | undefined)?.quota;
   if (BigInt(Number(quota ?? 0)) !== PRICE_QUOTA)
-    throw new Error(`expected a charge of ${PRICE_QUOTA} quota, billing was ${JSON.stringify(billing)}`);
+    throw new Error(
+      `expected a charge of ${PRICE_QUOTA} quota, billing was ${JSON.stringify(billing)}`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -341,7 +343,10 @@ async function checkLedger(
   const checks: [string, boolean][] = [
     [`${answered} answers with 200 = ${state.charges} charges`, state.charges === n],
     [`= ${state.completed} completed tasks`, state.completed === n],
-    [`balance fell by ${decrease} quota = sum of charges ${state.chargedQuota}`, decrease === state.chargedQuota],
+    [
+      `balance fell by ${decrease} quota = sum of charges ${state.chargedQuota}`,
+      decrease === state.chargedQuota,
+    ],
     [`= ${answered} x ${PRICE_QUOTA} quota`, state.chargedQuota === n * PRICE_QUOTA],
     [`${state.pendingHolds} pending holds`, state.pendingHolds === 0n],
     [`${state.active} tasks still queued or running`, state.active === 0n],
@@ -425,7 +430,15 @@ function printAdded(runs: Run[]): void {
 function printSettled(runs: Run[]): void {
   printTable(
     "Settlement during the gateway's measured window (from the bench schema)",
-    ["concurrency", "window s", "answers/s", "settled tasks", "charges", "settled/s", "settled/answers"],
+    [
+      "concurrency",
+      "window s",
+      "answers/s",
+      "settled tasks",
+      "charges",
+      "settled/s",
+      "settled/answers",
+    ],
     runs.map(({ concurrency, gateway, window, settled }) => {
       const seconds = (window.toMs - window.fromMs) / 1000;
       return [
