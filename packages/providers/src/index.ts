@@ -1,4 +1,3 @@
-export { createProviderFromEnv, PROVIDER_ENV } from "./env.ts";
 export type { DiagonalImage } from "./image/diagonal.ts";
 export { CONTENT_TYPES, encodeImage, type OutputFormat } from "./image/render.ts";
 export { type SniffedFormat, type SniffedImage, sniffImage } from "./image/sniff.ts";
