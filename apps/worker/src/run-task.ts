@@ -103,11 +103,12 @@ async function storeFiles(deps: TaskDeps, task: TaskRow, files: OutputFile[]): P
   return stored;
 }
 
+/** Drops the task's uploads (it has ended) and wakes the api requests waiting for it. */
 async function announce(deps: TaskDeps, taskId: string): Promise<void> {
+  await deps.storage.deletePrefix(`uploads/${taskId}/`).catch(() => 0);
   await publishDone(deps.redis, deps.prefix, taskId).catch((error) =>
     deps.log(`[worker] announcing ${taskId} failed: ${(error as Error).message}`),
   );
-  await deps.storage.deletePrefix(`uploads/${taskId}/`).catch(() => 0);
 }
 
 /** Charges the exact sum by the stored rates and completes the task, in one transaction. */
