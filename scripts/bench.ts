@@ -1,6 +1,7 @@
 /**
- * `bun run bench`: the hold-admission bench, the rate-limiter bench, then the
- * GET /v1/balance bench (limiter off and on), one after the other (they would skew each
+ * `bun run bench`: the hold-admission bench, the rate-limiter bench, the
+ * GET /v1/balance bench (limiter off and on), then the image generation bench (gateway
+ * against the stub upstream called directly), one after the other (they would skew each
  * other on a small machine). Output is passed through; the exit code is non-zero if
  * any failed. DATABASE_URL and REDIS_URL default to the local servers.
  */
@@ -12,6 +13,7 @@ const BENCHES = [
   "packages/ledger/bench/holds.bench.ts",
   "packages/ratelimit/bench/limiter.bench.ts",
   "apps/api/bench/balance.bench.ts",
+  "apps/api/bench/images.bench.ts",
 ];
 /** Each bench bounds itself far below this; it only stops a hung one. */
 const BENCH_TIMEOUT_MS = 90_000;

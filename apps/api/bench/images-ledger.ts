@@ -131,8 +131,14 @@ export async function checkLedger(
   const checks: [string, boolean][] = [
     [`${n} answers with 200 = ${state.charges} charge entries`, state.charges === n],
     [`${n} answers with 200 = ${state.completed} completed tasks`, state.completed === n],
-    [`balances fell by ${fell} quota = the charges' sum ${state.chargedQuota}`, fell === state.chargedQuota],
-    [`the charges' sum = ${n} x ${options.priceQuota} quota`, state.chargedQuota === n * options.priceQuota],
+    [
+      `balances fell by ${fell} quota = the charges' sum ${state.chargedQuota}`,
+      fell === state.chargedQuota,
+    ],
+    [
+      `the charges' sum = ${n} x ${options.priceQuota} quota`,
+      state.chargedQuota === n * options.priceQuota,
+    ],
     [`${state.pendingHolds} holds still pending`, state.pendingHolds === 0n],
     [`${state.active} tasks still queued or running`, state.active === 0n],
   ];

@@ -12,6 +12,8 @@ export interface WorkerConfig {
   dataDir: string;
   /** Tasks one process runs at once. */
   concurrency: number;
+  /** Postgres connections of one process; a task waiting on its upstream holds none. */
+  poolMax: number;
   /** How long a task stays with its worker without a heartbeat before another may take it. */
   leaseMs: number;
   /** A queued task whose job may be lost (Redis flushed) is enqueued again after this. */
@@ -51,6 +53,7 @@ export function loadWorkerConfig(
     catalogFile: env.CATALOG_FILE || undefined,
     dataDir: resolve(env.DATA_DIR || join(import.meta.dir, "..", "..", "..", ".data")),
     concurrency: Math.floor(positive(env, "WORKER_CONCURRENCY", 16)),
+    poolMax: Math.floor(positive(env, "PG_POOL_MAX", 10)),
     leaseMs: positive(env, "TASK_LEASE_MS", 60_000),
     requeueAfterMs: positive(env, "TASK_REQUEUE_AFTER_MS", 60_000),
     maxAttempts: Math.floor(positive(env, "TASK_MAX_ATTEMPTS", 3)),

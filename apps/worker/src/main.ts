@@ -7,7 +7,7 @@ import { startWorker } from "./worker.ts";
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const sql = connectPostgres(config.databaseUrl, {
-    max: Math.max(5, config.concurrency + 2),
+    max: config.poolMax,
     ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
   });
   const redis = connectRedis(config.redisUrl, { clusterNodes: config.redisClusterNodes });

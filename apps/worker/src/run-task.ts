@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Ledger, Staged } from "@gw/ledger";
+import type { Ledger } from "@gw/ledger";
 import type { OutputFile } from "@gw/providers";
 import type { SafeFetcher } from "@gw/safe-fetch";
 import type { Storage } from "@gw/storage";
@@ -43,6 +43,8 @@ interface Failure {
 
 /** Thrown inside a settlement transaction to roll it back: another worker owns the task now. */
 class LeaseLost extends Error {}
+/** Thrown inside a settlement transaction to roll it back: the hold is no longer pending. */
+class HoldGone extends Error {}
 
 /**
  * Retries an operation that fails for infrastructure reasons (Postgres restarting) with
@@ -60,7 +62,12 @@ async function untilItLands<T>(
     try {
       return await run();
     } catch (error) {
-      if (error instanceof LeaseLost || Date.now() + pauseMs > deadline) throw error;
+      if (
+        error instanceof LeaseLost ||
+        error instanceof HoldGone ||
+        Date.now() + pauseMs > deadline
+      )
+        throw error;
       log(`[worker] ${what} failed (${(error as Error).message}); retrying in ${pauseMs} ms`);
       await Bun.sleep(pauseMs);
     }
@@ -118,30 +125,31 @@ async function settle(deps: TaskDeps, task: TaskRow, files: TaskFile[]): Promise
   const staged = await untilItLands(`settling ${task.id}`, deps.settleRetryMs, deps.log, () =>
     deps.sql.begin(async (sql) => {
       const tx = sql as unknown as Sql;
+      // The task row first: the charge then locks the account row only for the last
+      // statement and the commit, which is what bounds settlements per account.
+      if (!(await completeTask(tx, task.id, deps.workerId, files, billing, price.quota)))
+        throw new LeaseLost();
       const post = await deps.ledger.postWithin(tx, task.id, price.quota, {
         requestId: task.id,
         model: task.model,
       });
-      if (!post.result.ok) return post;
-      if (!(await completeTask(tx, task.id, deps.workerId, files, billing, price.quota)))
-        throw new LeaseLost();
+      if (!post.result.ok) throw new HoldGone();
       return post;
     }),
   ).catch(async (error) => {
-    if (!(error instanceof LeaseLost)) throw error;
+    if (!(error instanceof LeaseLost || error instanceof HoldGone)) throw error;
     await Promise.all(files.map((file) => deps.storage.delete(file.key).catch(() => {})));
-    return null;
+    return error instanceof HoldGone ? ("hold gone" as const) : null;
   });
   if (!staged) return "lost";
-  if (!staged.result.ok) {
+  if (staged === "hold gone") {
     // The hold ran out before the task finished (it waited longer than HOLD_TTL_MS).
-    await Promise.all(files.map((file) => deps.storage.delete(file.key).catch(() => {})));
     return fail(deps, task, {
       code: "expired",
       reason: "the task's funds hold expired before it finished",
     });
   }
-  await (staged as Staged<unknown>).afterCommit().catch(() => {});
+  await staged.afterCommit().catch(() => {});
   await announce(deps, task.id);
   return "completed";
 }
