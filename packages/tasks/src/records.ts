@@ -56,14 +56,16 @@ export interface NewTask {
   requestHash: string | null;
 }
 
-export async function insertTask(sql: Sql, task: NewTask): Promise<void> {
-  await sql`
+export async function insertTask(sql: Sql, task: NewTask): Promise<TaskRow> {
+  const [row] = await sql<TaskRow[]>`
     insert into tasks (id, user_id, key_id, kind, model, requested_model, operation, prompt,
       input, response_format, price, hold_quota, idempotency_key, request_hash)
     values (${task.id}, ${task.userId}, ${task.keyId}, 'image', ${task.model},
       ${task.requestedModel}, ${task.operation}, ${task.prompt}, ${sql.json(task.input as never)},
       ${task.responseFormat}, ${sql.json(task.price as never)}, ${task.holdQuota},
-      ${task.idempotencyKey}, ${task.requestHash})`;
+      ${task.idempotencyKey}, ${task.requestHash})
+    returning *`;
+  return row!;
 }
 
 export async function findTask(sql: Sql, id: string): Promise<TaskRow | null> {

@@ -135,6 +135,7 @@ export async function submitImageTask(
   const dropUploads = () =>
     submission.uploads.length > 0 ? ctx.storage.deletePrefix(`uploads/${taskId}/`) : 0;
   let held: Awaited<ReturnType<AppContext["ledger"]["hold"]>>;
+  let task: TaskRow | undefined;
   try {
     held = await ctx.ledger.hold(
       {
@@ -143,8 +144,8 @@ export async function submitImageTask(
         keyId: principal.keyId,
         amountQuota: price.holdQuota,
       },
-      (tx) =>
-        insertTask(tx, {
+      async (tx) => {
+        task = await insertTask(tx, {
           id: taskId,
           userId: principal.userId,
           keyId: principal.keyId,
@@ -158,7 +159,8 @@ export async function submitImageTask(
           holdQuota: price.holdQuota,
           idempotencyKey: submission.idempotencyKey,
           requestHash: hash,
-        }),
+        });
+      },
     );
   } catch (error) {
     await dropUploads();
@@ -184,5 +186,5 @@ export async function submitImageTask(
     // The task is recorded; the worker's sweep enqueues it again from Postgres.
     console.error(`[api] enqueue of ${taskId} failed: ${(error as Error).message}`);
   }
-  return (await findOwnTask(ctx.sql, taskId, principal.userId))!;
+  return task!;
 }
