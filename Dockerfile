@@ -2,6 +2,7 @@
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
 COPY package.json bun.lock turbo.json tsconfig.base.json ./
+COPY patches ./patches
 COPY apps ./apps
 COPY packages ./packages
 RUN bun install --frozen-lockfile --production
