@@ -7,8 +7,10 @@ import postgres from "postgres";
 import { TEST_DATABASE_URL } from "./testing.ts";
 
 test("BEGIN at the pipeline boundary still reserves its connection", async () => {
-  // max_pipeline 1: every query, BEGIN included, fills the pipeline.
-  const sql = postgres(TEST_DATABASE_URL, { max: 2, max_pipeline: 1, onnotice: () => {} });
+  // max_pipeline 1: every query, BEGIN included, fills the pipeline. The option exists
+  // in postgres.js but not in its type declarations.
+  const pipeline = { max_pipeline: 1 } as object;
+  const sql = postgres(TEST_DATABASE_URL, { max: 2, onnotice: () => {}, ...pipeline });
   try {
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
