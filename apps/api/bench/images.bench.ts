@@ -57,16 +57,17 @@ const STUB_LATENCY_MS = 20;
 const SPREAD_ACCOUNTS = 50;
 const WORKERS = 2;
 /**
- * Tasks one worker runs at once. main.ts sizes the worker's Postgres pool from it
- * (concurrency + 2), so it is bounded by the server's connections (100 by default,
- * shared with anyone else's tests), not by what the upstream could take.
+ * Tasks one worker runs at once. A task waiting on its upstream holds no Postgres
+ * connection, so this is not bounded by the pool.
  */
-const WORKER_CONCURRENCY = 16;
+const WORKER_CONCURRENCY = 64;
+/** Each worker's Postgres pool (PG_POOL_MAX, as the worker's config reads it). */
+const WORKER_POOL_MAX = 12;
 /** The api's Postgres pool (PG_POOL_MAX, as main.ts reads it). */
 const API_POOL_MAX = 16;
 const BENCH_POOL_MAX = 2;
-/** The most Postgres connections the bench's processes open together. */
-const CONNECTIONS = WORKERS * (WORKER_CONCURRENCY + 2) + API_POOL_MAX + BENCH_POOL_MAX;
+/** The most Postgres connections the bench's processes open together (server: 100). */
+const CONNECTIONS = WORKERS * WORKER_POOL_MAX + API_POOL_MAX + BENCH_POOL_MAX;
 /** gpt-image-1, quality low, 1024x1024: $0.011. */
 const PRICE_QUOTA = 5_500n;
 /** How long the ledger check waits for tasks still running after the last run. */
@@ -154,6 +155,7 @@ async function startStack(bench: IsolatedStore, dir: string) {
   const worker = {
     ...shared,
     WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+    PG_POOL_MAX: String(WORKER_POOL_MAX),
     PROVIDER_ROUTES: "gpt-image-1=openai",
     UPSTREAM_OPENAI_BASE_URL: stub.url,
     UPSTREAM_OPENAI_API_KEY: stub.apiKey,
