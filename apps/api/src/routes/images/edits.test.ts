@@ -219,6 +219,18 @@ describe("JSON edits", () => {
     });
   }
 
+  test("a JSON body over the JSON limit is 413 and creates nothing", async () => {
+    const before = await stack.accountState(userId);
+    const result = await edit({
+      model: "gpt-image-1",
+      prompt: "x".repeat(2 * 1024 * 1024),
+      image: catUrl,
+    });
+    expect(result.status).toBe(413);
+    expect(result.body.error.code).toBe("payload_too_large");
+    expect(await stack.accountState(userId)).toEqual(before);
+  });
+
   test("a body that is neither JSON nor multipart is 415", async () => {
     const response = await api.call("POST", "/v1/images/edits", {
       key: secret,
