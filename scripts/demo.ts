@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKey, createUser } from "@gw/api";
+import { createKey, createUser } from "@gw/accounts";
 import { generateSecret, hashSecret, looksLikeSecret } from "@gw/auth";
 import { createLedger } from "@gw/ledger";
 import type { RedisClient, Sql } from "@gw/store";
@@ -58,7 +58,7 @@ export async function ensureDemo(
       select user_id from api_keys where secret_hash = ${hashSecret(saved)} and deleted_at is null`;
     if (key) return { secret: saved, userId: key.user_id, adminToken, linkSecret };
   }
-  const user = await createUser(sql, {
+  const user = await createUser(sql, ledger, {
     name: "demo",
     balanceQuota: 5_000_000n,
     discountPpm: 0,

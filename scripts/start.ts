@@ -2,7 +2,8 @@
  * `bun run start`: the whole gateway on this machine. Installs dependencies if needed,
  * picks Postgres and Redis (the configured ones, the local default ports, or embedded
  * ones), applies migrations, makes a demo account with $10 and a key, then runs the api
- * and a worker as child processes until interrupted.
+ * and a worker as supervised child processes (a crashed one is restarted with backoff)
+ * until interrupted.
  */
 import { join, resolve } from "node:path";
 import { ensureInstalled } from "./ensure-install.ts";
@@ -15,6 +16,7 @@ ensureInstalled(root, "start");
 const { BackendError, resolveBackends } = await import("@gw/store/embedded");
 const { connectPostgres, connectRedis, migrate } = await import("@gw/store");
 const { ensureDemo } = await import("./demo.ts");
+const { supervise } = await import("@gw/supervisor");
 
 const production = process.env.NODE_ENV === "production";
 let backends: Awaited<ReturnType<typeof resolveBackends>>;
@@ -45,37 +47,28 @@ const env = {
   DATA_DIR: dataDir,
   ...(demo ? { ADMIN_TOKEN: demo.adminToken, RESULT_LINK_SECRET: demo.linkSecret } : {}),
 };
-const children = [
-  Bun.spawn(["bun", "run", join(root, "apps/api/src/main.ts")], {
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
-  }),
-  Bun.spawn(["bun", "run", join(root, "apps/worker/src/main.ts")], {
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
-  }),
-];
+const supervisor = supervise(
+  [
+    { name: "api", cmd: ["bun", "run", join(root, "apps/api/src/main.ts")], env },
+    { name: "worker", cmd: ["bun", "run", join(root, "apps/worker/src/main.ts")], env },
+  ],
+  { log: (line) => console.error(line) },
+);
 
+// A child that exits on its own is restarted with backoff; only a signal stops the gateway.
+// The api drains its requests in flight (API_SHUTDOWN_GRACE_MS) before it exits.
+const graceMs = Number(process.env.API_SHUTDOWN_GRACE_MS ?? 60_000) + 15_000;
 let stopping = false;
-async function stop(code: number): Promise<never> {
+async function stop(): Promise<never> {
   if (!stopping) {
     stopping = true;
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => child.exited));
+    await supervisor.stop(graceMs);
     await backends.stop();
   }
-  process.exit(code);
+  process.exit(0);
 }
-process.on("SIGINT", () => void stop(0));
-process.on("SIGTERM", () => void stop(0));
-for (const child of children) {
-  void child.exited.then((code) => {
-    if (!stopping) {
-      console.error(`[start] a child process exited (${code}); stopping the gateway`);
-      void stop(code || 1);
-    }
-  });
-}
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
 
 if (demo) {
   const base = `http://localhost:${port}`;

@@ -10,8 +10,7 @@ import { connectPostgres, connectRedis } from "@gw/store";
 import { exitWithParent } from "../../../scripts/bench-lib.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { serverBodyCap } from "../src/plugins/body-limit.ts";
-import { EDIT_MAX_BODY_BYTES } from "../src/routes/images/multipart.ts";
+import { listenOptions } from "../src/server.ts";
 
 const schema = process.env.DATABASE_SCHEMA;
 if (!schema) throw new Error("DATABASE_SCHEMA must name the bench's schema");
@@ -47,11 +46,7 @@ try {
     waiter.stop();
     await app.stop(true);
   };
-  app.listen({
-    port: 0,
-    hostname: "127.0.0.1",
-    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
-  });
+  app.listen({ ...listenOptions({ ...config, port: 0 }), hostname: "127.0.0.1" });
   const port = app.server?.port;
   if (port === undefined) throw new Error("the api did not start listening");
   console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }));

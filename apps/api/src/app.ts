@@ -1,26 +1,29 @@
+import { PrincipalCache } from "@gw/accounts";
 import { createLedger } from "@gw/ledger";
 import { createUrlCheck, urlPolicyFromEnv } from "@gw/safe-fetch";
 import { storageFromEnv } from "@gw/storage";
 import { duplicateClient, type RedisClient, type Sql } from "@gw/store";
 import { loadCatalog } from "@gw/tariffs";
-import { CompletionWaiter, doneChannel } from "@gw/tasks";
+import { CompletionWaiter, createSubmitter, doneChannel, finishedAmong } from "@gw/tasks";
 import { Elysia } from "elysia";
 import type { ApiConfig } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { docsPlugin } from "./docs/index.ts";
 import { authPlugin } from "./plugins/auth.ts";
-import { bodyLimitPlugin } from "./plugins/body-limit.ts";
+import { bodyPlugin } from "./plugins/body/index.ts";
 import { closuresPlugin, EndpointClosures } from "./plugins/closures.ts";
 import { errorPlugin } from "./plugins/errors.ts";
 import { createRateLimiting } from "./plugins/rate-limit.ts";
+import { requestUrlPlugin } from "./plugins/request-url.ts";
 import { adminEndpointRoutes } from "./routes/admin/endpoints.ts";
+import { ADMIN_PREFIX, checkAdminToken } from "./routes/admin/guard.ts";
 import { adminKeyRoutes } from "./routes/admin/keys.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
 import { fileRoutes } from "./routes/files/index.ts";
 import { imageRoutes } from "./routes/images/index.ts";
-import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
+import { EDIT_BODY } from "./routes/images/multipart.ts";
 import { mediaCatalogRoutes } from "./routes/media/catalog.ts";
 import { QUOTE_MAX_BODY_BYTES, quoteRoutes } from "./routes/media/quote.ts";
 import { generateContentModelRoutes } from "./routes/models/generate-content.ts";
@@ -47,11 +50,15 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     holdTtlMs: config.holdTtlMs,
   });
   const storage = storageFromEnv(config.env, config.dataDir);
-  const waiter = new CompletionWaiter(duplicateClient(redis), doneChannel(config.redisPrefix));
+  const waiter = new CompletionWaiter(duplicateClient(redis), doneChannel(config.redisPrefix), {
+    finishedAmong: (ids) => finishedAmong(sql, ids),
+    log: console.error,
+  });
   await waiter.start();
   const closures = new EndpointClosures(sql, redis, `${config.redisPrefix}:endpoints:changed`);
   await closures.start();
   let paths: string[] = [];
+  const principals = new PrincipalCache(config.authCacheMs);
   const rateLimiting = createRateLimiting(config, redis);
   const context: AppContext = {
     config,
@@ -60,20 +67,47 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     ledger,
     catalog,
     closures,
-    auth: authPlugin(sql, config.trustedProxies, rateLimiting.keyRpm),
+    auth: authPlugin(sql, config.trustedProxies, rateLimiting.keyRpm, {
+      paths: new Set(["/v1/images/generations", "/v1/images/edits"]),
+      cache: principals,
+    }),
     rateLimit: rateLimiting.plugin,
     limiter: rateLimiting.limiter,
     storage,
     waiter,
+    submitter: createSubmitter({
+      sql,
+      redis,
+      ledger,
+      storage,
+      prefix: config.redisPrefix,
+      partitions: config.jobPartitions,
+      log: console.error,
+    }),
     urlCheck: createUrlCheck(urlPolicyFromEnv(config.env)),
     routePaths: () => paths,
   };
   const app = new Elysia({ normalize: false })
     .use(errorPlugin)
+    // An admin change (a key disabled, a user's access) reaches paid calls at once.
+    .onAfterHandle({ as: "global" }, ({ request }) => {
+      if (request.method !== "GET" && new URL(request.url).pathname.startsWith(ADMIN_PREFIX))
+        principals.clear();
+    })
+    .use(requestUrlPlugin)
     .use(
-      bodyLimitPlugin(config.maxJsonBodyBytes, {
-        "/v1/media/quote": QUOTE_MAX_BODY_BYTES,
-        "/v1/images/edits": EDIT_MAX_BODY_BYTES,
+      bodyPlugin({
+        maxBytes: config.maxJsonBodyBytes,
+        routes: {
+          "/v1/media/quote": { maxBytes: QUOTE_MAX_BODY_BYTES },
+          "/v1/images/edits": EDIT_BODY,
+        },
+        // Credentials before any body is read: the admin token under /admin/, an ordinary
+        // key on every other route that takes a body (spec 5; all of them are paid calls).
+        gate: ({ request, route, server }) =>
+          route.startsWith(ADMIN_PREFIX)
+            ? checkAdminToken(config.adminToken, request)
+            : context.auth.requireKey(request, server),
       }),
     )
     .use(closuresPlugin(closures))

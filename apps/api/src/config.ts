@@ -27,14 +27,30 @@ export interface ApiConfig {
   rateLimits: LimitPolicy;
   /** Operator catalog file (JSON) that overrides or extends the built-in catalog. */
   catalogFile: string | undefined;
-  /** Base of result links (PUBLIC_BASE_URL); without it, the origin the client called. */
+  /** Postgres schema to work in (DATABASE_SCHEMA); tests give each process theirs. */
+  databaseSchema: string | undefined;
+  /**
+   * How long a SIGTERM'd api keeps answering the requests in flight (API_SHUTDOWN_GRACE_MS);
+   * waiting image requests still unanswered then get `504 task_pending` with their task id.
+   */
+  shutdownGraceMs: number;
+  /** Base of result links (PUBLIC_BASE_URL). */
   publicBaseUrl: string | undefined;
+  /**
+   * Hosts (`name` or `name:port`, lower case) whose origin may be used for result links
+   * when the client called them (PUBLIC_HOSTS); any other Host header is never used.
+   */
+  publicHosts: string[];
   /** HMAC secret of result links; every api process of one deployment shares it. */
   linkSecret: string;
   /** Lifetime of result links and files, at most 13 days. */
   linkTtlSeconds: number;
   /** How long an image request waits for its task before answering `task_pending`. */
   imageWaitMs: number;
+  /** Job stream partitions (JOB_PARTITIONS); workers must use the same number. */
+  jobPartitions: number;
+  /** How long paid calls may reuse a key's row (AUTH_CACHE_MS; 0 turns it off). */
+  authCacheMs: number;
   /** Where the gateway keeps files when STORAGE=local (the default). */
   dataDir: string;
   /** The raw environment, for the settings packages parse themselves (storage, fetch). */
@@ -75,6 +91,19 @@ function baseUrl(value: string | undefined): string | undefined {
   } catch {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${value}"`);
   }
+}
+
+const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/;
+
+function publicHosts(value: string | undefined): string[] {
+  const hosts = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.find((host) => !HOST.test(host));
+  if (bad !== undefined)
+    throw new ConfigError(`PUBLIC_HOSTS has an entry that is not a host or host:port: "${bad}"`);
+  return hosts;
 }
 
 function linkSecret(value: string | undefined, production: boolean): string {
@@ -137,10 +166,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", env.MAX_JSON_BODY_BYTES, 1024 * 1024),
     rateLimits: rateLimits.value,
     catalogFile: env.CATALOG_FILE || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
+    shutdownGraceMs: positive("API_SHUTDOWN_GRACE_MS", env.API_SHUTDOWN_GRACE_MS, 60_000),
     publicBaseUrl: baseUrl(env.PUBLIC_BASE_URL),
+    publicHosts: publicHosts(env.PUBLIC_HOSTS),
     linkSecret: linkSecret(env.RESULT_LINK_SECRET, production),
     linkTtlSeconds: linkTtl(env.RESULT_LINK_TTL_SECONDS),
     imageWaitMs: positive("IMAGE_WAIT_TIMEOUT_MS", env.IMAGE_WAIT_TIMEOUT_MS, 650_000),
+    jobPartitions: Math.floor(positive("JOB_PARTITIONS", env.JOB_PARTITIONS, 4)),
+    authCacheMs:
+      env.AUTH_CACHE_MS === "0" ? 0 : positive("AUTH_CACHE_MS", env.AUTH_CACHE_MS, 1_000),
     dataDir: resolve(env.DATA_DIR || join(import.meta.dir, "..", "..", "..", ".data")),
     env,
   };

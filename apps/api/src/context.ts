@@ -3,7 +3,7 @@ import type { Limiter } from "@gw/ratelimit";
 import type { Storage } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
 import type { Catalog } from "@gw/tariffs";
-import type { CompletionWaiter } from "@gw/tasks";
+import type { CompletionWaiter, Submitter } from "@gw/tasks";
 import type { ApiConfig } from "./config.ts";
 import type { authPlugin } from "./plugins/auth.ts";
 import type { EndpointClosures } from "./plugins/closures.ts";
@@ -26,6 +26,8 @@ export interface AppContext {
   storage: Storage;
   /** Wakes image requests when a worker announces their task finished. */
   waiter: CompletionWaiter;
+  /** The paid-task engine's submission (group-committed holds and task rows). */
+  submitter: Submitter;
   /** The URL rule for client file URLs: public HTTPS, or a host the operator allowed. */
   urlCheck: (url: string) => string | null;
   /** Paths of every route of the finished app, for validating endpoint closures. */

@@ -1,27 +1,44 @@
-import { connectPostgres, connectRedis, describeBackends, migrate } from "@gw/store";
+import { connectPostgres, connectRedis, describeBackends, guardProcess, migrate } from "@gw/store";
 import { CatalogError } from "@gw/tariffs";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { serverBodyCap } from "./plugins/body-limit.ts";
-import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
+import { listenOptions } from "./server.ts";
+import { drain } from "./shutdown.ts";
 
 /** Starts one api process: configuration, migrations, then the HTTP server. */
 async function main(): Promise<void> {
+  guardProcess({ name: "[api]" });
   const config = loadConfig();
-  const sql = connectPostgres(config.databaseUrl, { max: Number(process.env.PG_POOL_MAX ?? 10) });
+  const sql = connectPostgres(config.databaseUrl, {
+    max: Number(process.env.PG_POOL_MAX ?? 10),
+    ...(config.databaseSchema ? { schema: config.databaseSchema } : {}),
+  });
   const redis = connectRedis(config.redisUrl, { clusterNodes: config.redisClusterNodes });
   console.log(`[api] ${describeBackends(config.databaseUrl, config.redisUrl)}`);
+  if (config.production && !config.publicBaseUrl)
+    console.warn(
+      `[api] WARNING: PUBLIC_BASE_URL is not set; result links point at http://localhost:${config.port}` +
+        `${config.publicHosts.length > 0 ? ` unless the client called ${config.publicHosts.join(", ")}` : ""}.` +
+        " Set PUBLIC_BASE_URL to the address clients use.",
+    );
   await migrate(sql);
   const { app, closures, waiter } = await createApp({ config, sql, redis });
-  app.listen({
-    port: config.port,
-    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
-  });
+  app.listen(listenOptions(config));
   console.log(`[api] listening on http://localhost:${app.server?.port} (docs at /swagger)`);
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    if (app.server)
+      await drain({
+        server: app.server,
+        waiter,
+        graceMs: config.shutdownGraceMs,
+        log: console.log,
+      });
     closures.stop();
     waiter.stop();
-    await app.stop();
+    await app.stop(true);
     redis.disconnect();
     await sql.end({ timeout: 5 });
     process.exit(0);

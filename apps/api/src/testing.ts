@@ -2,8 +2,7 @@ import { afterAll } from "bun:test";
 import { createTestStore, type TestStore } from "@gw/store/testing";
 import { createApp } from "./app.ts";
 import { type ApiConfig, loadConfig } from "./config.ts";
-import { serverBodyCap } from "./plugins/body-limit.ts";
-import { EDIT_MAX_BODY_BYTES } from "./routes/images/multipart.ts";
+import { listenOptions } from "./server.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -46,13 +45,15 @@ export async function startTestApi(
   store?: TestStore,
 ): Promise<TestApi> {
   const ownStore = store ?? (await createTestStore());
-  const config = loadConfig({ ADMIN_TOKEN, ...env, REDIS_PREFIX: ownStore.prefix });
-  const built = await createApp({ config, sql: ownStore.sql, redis: ownStore.redis });
-  built.app.listen({
-    port: 0,
-    hostname: "127.0.0.1",
-    maxRequestBodySize: serverBodyCap(config.maxJsonBodyBytes, EDIT_MAX_BODY_BYTES),
+  // Tests call 127.0.0.1 on a random port: listed, so result links point where they called.
+  const config = loadConfig({
+    ADMIN_TOKEN,
+    PUBLIC_HOSTS: "127.0.0.1",
+    ...env,
+    REDIS_PREFIX: ownStore.prefix,
   });
+  const built = await createApp({ config, sql: ownStore.sql, redis: ownStore.redis });
+  built.app.listen({ ...listenOptions({ ...config, port: 0 }), hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${built.app.server!.port}`;
 
   const call = (method: string, path: string, options: CallOptions = {}) => {

@@ -10,8 +10,14 @@ export interface WorkerConfig {
   prefix: string;
   catalogFile: string | undefined;
   dataDir: string;
-  /** Tasks one process runs at once. */
+  /** Jobs one process holds at once (running, or waiting for their upstream's lane). */
   concurrency: number;
+  /** Job stream partitions (JOB_PARTITIONS); the api must use the same number. */
+  partitions: number;
+  /** Tasks one upstream runs at once per process: `UPSTREAM_<NAME>_CONCURRENCY`. */
+  laneLimits: Record<string, number>;
+  /** The limit of an upstream with no setting of its own. */
+  laneDefault: number;
   /** Postgres connections of one process; a task waiting on its upstream holds none. */
   poolMax: number;
   /** How long a task stays with its worker without a heartbeat before another may take it. */
@@ -38,6 +44,19 @@ function positive(env: Record<string, string | undefined>, name: string, fallbac
   return number;
 }
 
+/** The offline provider renders on this process's CPU: a few at once keep the event loop free. */
+const OFFLINE_LANE = 4;
+
+/** `UPSTREAM_<NAME>_CONCURRENCY` for each provider name (lower case). */
+function laneLimitsFromEnv(env: Record<string, string | undefined>): Record<string, number> {
+  const limits: Record<string, number> = { offline: OFFLINE_LANE };
+  for (const name of Object.keys(env)) {
+    const match = /^UPSTREAM_([A-Z0-9]+)_CONCURRENCY$/.exec(name);
+    if (match?.[1]) limits[match[1].toLowerCase()] = Math.floor(positive(env, name, 1));
+  }
+  return limits;
+}
+
 /** Reads the worker's settings once at start; a bad value stops it with a clear message. */
 export function loadWorkerConfig(
   env: Record<string, string | undefined> = process.env,
@@ -52,7 +71,10 @@ export function loadWorkerConfig(
     prefix: env.REDIS_PREFIX || "gw",
     catalogFile: env.CATALOG_FILE || undefined,
     dataDir: resolve(env.DATA_DIR || join(import.meta.dir, "..", "..", "..", ".data")),
-    concurrency: Math.floor(positive(env, "WORKER_CONCURRENCY", 16)),
+    concurrency: Math.floor(positive(env, "WORKER_CONCURRENCY", 4096)),
+    partitions: Math.floor(positive(env, "JOB_PARTITIONS", 4)),
+    laneLimits: laneLimitsFromEnv(env),
+    laneDefault: Math.floor(positive(env, "UPSTREAM_CONCURRENCY", 2048)),
     poolMax: Math.floor(positive(env, "PG_POOL_MAX", 10)),
     leaseMs: positive(env, "TASK_LEASE_MS", 60_000),
     requeueAfterMs: positive(env, "TASK_REQUEUE_AFTER_MS", 60_000),

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { connectPostgres, connectRedis, describeBackends, migrate } from "@gw/store";
+import { connectPostgres, connectRedis, describeBackends, guardProcess, migrate } from "@gw/store";
 import { loadWorkerConfig } from "./config.ts";
 import { startWorker } from "./worker.ts";
 
 /** Starts one worker process. Workers scale out: each takes work through Redis. */
 async function main(): Promise<void> {
+  guardProcess({ name: "[worker]" });
   const config = loadWorkerConfig();
   const sql = connectPostgres(config.databaseUrl, {
     max: config.poolMax,

@@ -40,3 +40,18 @@ test("bad routing settings stop the start with a clear message", () => {
     /UPSTREAM_OPENAI_API_KEY/,
   );
 });
+
+test("in production, offline runs only where an operator routed a model to it", () => {
+  const router = createRouter(
+    catalog,
+    providersFromEnv(env),
+    "gpt-image-1=openai, atlas-*=offline",
+    {
+      production: true,
+    },
+  );
+  expect(router.route("gpt-image-1")?.provider.name).toBe("openai");
+  expect(router.route("atlas-segment")?.provider.name).toBe("offline");
+  // Neither routed nor configured upstream: no provider, so its task fails upstream_unavailable.
+  expect(router.route("lumina-image-flare")).toBeNull();
+});

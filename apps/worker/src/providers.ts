@@ -1,4 +1,9 @@
-import { createOfflineProvider, createOpenAIImagesProvider, type Provider } from "@gw/providers";
+import {
+  createOfflineProvider,
+  createOpenAIImagesProvider,
+  createPooledFetch,
+  type Provider,
+} from "@gw/providers";
 import type { Catalog } from "@gw/tariffs";
 
 export interface Upstream {
@@ -27,8 +32,15 @@ function parseRoutes(text: string | undefined): [pattern: string, provider: stri
 const matches = (pattern: string, id: string) =>
   pattern.endsWith("*") ? id.startsWith(pattern.slice(0, -1)) : pattern === id;
 
-/** The configured providers: the built-in offline one always, OpenAI-compatible when set. */
-export function providersFromEnv(env: Record<string, string | undefined>): Map<string, Provider> {
+/**
+ * The configured providers: the built-in offline one always, OpenAI-compatible when set.
+ * An HTTP provider's connection pool is its lane limit (`laneLimit(name)`), so calls in
+ * flight are bounded per upstream, not by the runtime.
+ */
+export function providersFromEnv(
+  env: Record<string, string | undefined>,
+  laneLimit: (name: string) => number = () => 2048,
+): Map<string, Provider> {
   const providers = new Map<string, Provider>([["offline", createOfflineProvider()]]);
   const baseUrl = env.UPSTREAM_OPENAI_BASE_URL;
   if (baseUrl) {
@@ -42,16 +54,24 @@ export function providersFromEnv(env: Record<string, string | undefined>): Map<s
         apiKey: env.UPSTREAM_OPENAI_API_KEY,
         timeoutMs: Number(env.UPSTREAM_TIMEOUT_MS || 300_000),
         maxAttempts: Number(env.UPSTREAM_MAX_ATTEMPTS || 3),
+        fetch: createPooledFetch({ maxSockets: laneLimit("openai") }),
       }),
     );
   }
   return providers;
 }
 
+/**
+ * Which provider runs a model: the first `PROVIDER_ROUTES` match, else the catalog's
+ * `upstream.provider`, else (outside production only) the offline provider. With
+ * `production`, `offline` runs only where an operator routed a model to it, so a model
+ * with no configured provider fails its task `upstream_unavailable`, nothing charged.
+ */
 export function createRouter(
   catalog: Catalog,
   providers: Map<string, Provider>,
   routesText: string | undefined,
+  { production = false }: { production?: boolean } = {},
 ): ProviderRouter {
   const routes = parseRoutes(routesText);
   for (const [pattern, name] of routes)
@@ -65,11 +85,10 @@ export function createRouter(
       const model = catalog.get(modelId);
       if (!model) return null;
       const family = model.family ? catalog.get(model.family.id) : undefined;
+      const routed = routes.find(([pattern]) => matches(pattern, modelId))?.[1];
       const name =
-        routes.find(([pattern]) => matches(pattern, modelId))?.[1] ??
-        model.spec.upstream?.provider ??
-        family?.spec.upstream?.provider ??
-        "offline";
+        routed ?? model.spec.upstream?.provider ?? family?.spec.upstream?.provider ?? "offline";
+      if (production && name === "offline" && !routed) return null;
       const provider = providers.get(name);
       return provider ? { provider, upstreamModel: model.upstreamModel } : null;
     },

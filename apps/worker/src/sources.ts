@@ -1,4 +1,4 @@
-import { type SourceImage, sniffImage } from "@gw/providers";
+import { type SourceImage, sniffImage, sourceSizeProblem } from "@gw/providers";
 import type { SafeFetcher } from "@gw/safe-fetch";
 import type { Storage } from "@gw/storage";
 import type { Sql } from "@gw/store";
@@ -12,7 +12,14 @@ export interface SourceDeps {
   catalog: Catalog;
 }
 
-export type Sources = { ok: true; images: SourceImage[] } | { ok: false; message: string };
+/**
+ * A source that could not be read is `source_unavailable`; one that was read but is not an
+ * image the gateway processes (another format, a declared size over the pixel limits) is
+ * `source_invalid`. Both are the client's input: the task fails once, never retried.
+ */
+export type Sources =
+  | { ok: true; images: SourceImage[] }
+  | { ok: false; code: "source_unavailable" | "source_invalid"; message: string };
 
 const FORMATS = new Set(["png", "jpeg", "webp"]);
 
@@ -52,7 +59,16 @@ async function readTaskSource(deps: SourceDeps, task: TaskRow, taskId: string): 
   const earlier = await findOwnTask(deps.sql, taskId, task.user_id);
   const file = earlier?.status === "completed" ? earlier.result?.files[0] : undefined;
   const stored = file ? await deps.storage.get(file.key) : null;
-  if (!stored) return { ok: false, message: `task ${taskId} has no result file (any more)` };
+  if (!stored)
+    return {
+      ok: false,
+      code: "source_unavailable",
+      message: `task ${taskId} has no result file (any more)`,
+    };
+  const sniffed = sniffImage(stored.bytes);
+  const tooLarge = sniffed ? sourceSizeProblem(sniffed) : "is not an image";
+  if (tooLarge)
+    return { ok: false, code: "source_invalid", message: `task ${taskId}'s result ${tooLarge}` };
   return {
     ok: true,
     images: [
@@ -69,7 +85,8 @@ async function readTaskSource(deps: SourceDeps, task: TaskRow, taskId: string): 
 /**
  * Reads every source file of a task: uploads from storage, client URLs through the
  * SSRF-safe fetcher, an earlier task's result by its id. Each must be a PNG, JPEG or
- * WebP image; anything else fails the task before the upstream is called.
+ * WebP image within the source pixel limits (by its header, never decoded); anything else
+ * fails the task before the upstream is called.
  */
 export async function readSources(
   deps: SourceDeps,
@@ -85,14 +102,18 @@ export async function readSources(
   for (const [field, values] of fileFields(deps, task)) {
     for (const [index, value] of values.entries()) {
       const read = await readOne(deps, task, value, signal);
+      const name = `source image ${field}[${index}]`;
       if (!read.ok)
-        return { ok: false, message: `source image ${field}[${index}]: ${read.message}` };
+        return { ok: false, code: "source_unavailable", message: `${name}: ${read.message}` };
       const sniffed = sniffImage(read.bytes);
       if (!sniffed || !FORMATS.has(sniffed.format))
         return {
           ok: false,
-          message: `source image ${field}[${index}] is not a PNG, JPEG or WebP image`,
+          code: "source_invalid",
+          message: `${name} is not a PNG, JPEG or WebP image`,
         };
+      const tooLarge = sourceSizeProblem(sniffed);
+      if (tooLarge) return { ok: false, code: "source_invalid", message: `${name} ${tooLarge}` };
       images.push({
         field,
         bytes: read.bytes,

@@ -1,14 +1,20 @@
 import { createLedger } from "@gw/ledger";
 import { createSafeFetcher, urlPolicyFromEnv } from "@gw/safe-fetch";
 import { type Storage, storageFromEnv } from "@gw/storage";
-import { duplicateClient, type RedisClient, type Sql } from "@gw/store";
+import type { RedisClient, Sql } from "@gw/store";
 import { loadCatalog } from "@gw/tariffs";
+import {
+  createSettler,
+  deleteExpiredFiles,
+  Lanes,
+  type RunOutcome,
+  requeueStranded,
+  startConsumer,
+} from "@gw/tasks";
 import type { WorkerConfig } from "./config.ts";
-import { startConsumer } from "./consumer.ts";
+import { imageKind } from "./kinds/image.ts";
 import { startMaintenance } from "./maintenance.ts";
 import { createRouter, providersFromEnv } from "./providers.ts";
-import type { RunOutcome } from "./run-task.ts";
-import { deleteExpiredFiles, requeueStranded } from "./sweep.ts";
 
 export interface WorkerDeps {
   config: WorkerConfig;
@@ -21,14 +27,19 @@ export interface WorkerDeps {
 }
 
 /**
- * One worker: the job consumer plus the periodic maintenance (ledger reconcile,
- * requeue from Postgres, file expiry) that one worker of many runs per period.
+ * One worker: the paid-task engine's consumer with this process's kinds (image), plus
+ * the periodic maintenance (ledger reconcile, requeue from Postgres, file expiry) that
+ * one worker of many runs per period.
  */
 export async function startWorker(deps: WorkerDeps) {
   const { config, sql, redis, workerId } = deps;
   const log = deps.log ?? console.log;
   const catalog = await loadCatalog(config.catalogFile);
-  const router = createRouter(catalog, providersFromEnv(config.env), config.env.PROVIDER_ROUTES);
+  const lanes = new Lanes(config.laneLimits, config.laneDefault);
+  const providers = providersFromEnv(config.env, (name) => lanes.limitOf(name));
+  const router = createRouter(catalog, providers, config.env.PROVIDER_ROUTES, {
+    production: config.env.NODE_ENV === "production",
+  });
   const storage = deps.storage ?? storageFromEnv(config.env, config.dataDir);
   const policy = urlPolicyFromEnv(config.env);
   const fetcher = createSafeFetcher({
@@ -36,25 +47,25 @@ export async function startWorker(deps: WorkerDeps) {
     ...(policy.caCerts ? { caCerts: policy.caCerts } : {}),
   });
   const ledger = createLedger({ sql, redis, prefix: config.prefix, holdTtlMs: config.holdTtlMs });
-  const blocking = duplicateClient(redis);
+  const settler = createSettler({ storage, sql, redis, prefix: config.prefix, ledger, log });
   const consumer = startConsumer({
-    deps: {
+    run: {
       sql,
-      redis,
-      prefix: config.prefix,
       ledger,
       storage,
-      fetcher,
-      catalog,
-      router,
+      settler,
+      lanes,
+      kinds: { image: imageKind({ sql, storage, fetcher, catalog, router }) },
       workerId,
       leaseMs: config.leaseMs,
       maxAttempts: config.maxAttempts,
       settleRetryMs: config.holdTtlMs,
       log,
     },
-    blocking,
-    concurrency: config.concurrency,
+    redis,
+    prefix: config.prefix,
+    partitions: config.partitions,
+    capacity: config.concurrency,
     claimIdleMs: config.leaseMs,
     ...(deps.onOutcome ? { onOutcome: deps.onOutcome } : {}),
   });
@@ -66,7 +77,13 @@ export async function startWorker(deps: WorkerDeps) {
     intervalMs: config.reconcileIntervalMs,
     log,
     extra: async () => {
-      const requeued = await requeueStranded(sql, redis, config.prefix, config.requeueAfterMs);
+      const requeued = await requeueStranded(
+        sql,
+        redis,
+        config.prefix,
+        config.partitions,
+        config.requeueAfterMs,
+      );
       const expired = await deleteExpiredFiles(sql, storage, config.linkTtlSeconds);
       if (requeued + expired === 0) return null;
       return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks`;
@@ -74,10 +91,10 @@ export async function startWorker(deps: WorkerDeps) {
   });
   return {
     providers: router.names,
+    settlementBatches: () => settler.stats(),
     async stop() {
       stopMaintenance();
       await consumer.stop();
-      blocking.disconnect();
     },
   };
 }

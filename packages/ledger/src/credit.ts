@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { runLua } from "@gw/store";
+import { runLua, type Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
 import { scripts, walletKeys } from "./scripts.ts";
+import type { Staged } from "./settle.ts";
 
 export interface CreditInput {
   userId: bigint;
@@ -17,27 +18,43 @@ export type CreditResult =
 
 /** A top-up: a `credit` ledger entry and the balance, in one transaction. */
 export async function credit(ctx: LedgerContext, input: CreditInput): Promise<CreditResult> {
+  const staged = await ctx.sql.begin((tx) => creditWithin(ctx, tx as unknown as Sql, input));
+  await staged.afterCommit();
+  return staged.result;
+}
+
+/**
+ * `credit` inside the caller's transaction (an account created with an opening balance):
+ * the entry and the balance commit with the caller's rows; `afterCommit` tells Redis.
+ */
+export async function creditWithin(
+  ctx: LedgerContext,
+  tx: Sql,
+  input: CreditInput,
+): Promise<Staged<CreditResult>> {
   if (input.amountQuota <= 0n) throw new RangeError("a credit must be positive");
   const businessKey = input.businessKey ?? `credit:${randomUUID()}`;
-  const outcome = await ctx.sql.begin(async (tx) => {
-    const [user] = await tx<{ id: bigint }[]>`
-      select id from users where id = ${input.userId} for update`;
-    if (!user) return null;
-    const [existing] = await tx<{ id: bigint }[]>`
-      select id from ledger_entries where business_key = ${businessKey}`;
-    if (existing) return { existed: true, entryId: existing.id };
-    const [entry] = await tx<{ id: bigint }[]>`
-      insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
-      values (${input.userId}, 'credit', ${input.amountQuota}, ${businessKey}, ${input.note ?? null})
-      returning id`;
-    await tx`update users set balance_quota = balance_quota + ${input.amountQuota}
-             where id = ${input.userId}`;
-    return { existed: false, entryId: entry!.id };
-  });
-  if (!outcome) return { ok: false, code: "user_not_found" };
-  if (!outcome.existed) {
-    const [wallet] = walletKeys(ctx.prefix, input.userId);
-    await runLua(ctx.redis, scripts.adjustWallet, [wallet], ["credit", input.amountQuota]);
-  }
-  return { ok: true, ...outcome };
+  const [user] = await tx<{ id: bigint }[]>`
+    select id from users where id = ${input.userId} for update`;
+  if (!user) return { result: { ok: false, code: "user_not_found" }, afterCommit: async () => {} };
+  const [existing] = await tx<{ id: bigint }[]>`
+    select id from ledger_entries where business_key = ${businessKey}`;
+  if (existing)
+    return {
+      result: { ok: true, existed: true, entryId: existing.id },
+      afterCommit: async () => {},
+    };
+  const [entry] = await tx<{ id: bigint }[]>`
+    insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
+    values (${input.userId}, 'credit', ${input.amountQuota}, ${businessKey}, ${input.note ?? null})
+    returning id`;
+  await tx`update users set balance_quota = balance_quota + ${input.amountQuota}
+           where id = ${input.userId}`;
+  return {
+    result: { ok: true, existed: false, entryId: entry!.id },
+    afterCommit: async () => {
+      const [wallet] = walletKeys(ctx.prefix, input.userId);
+      await runLua(ctx.redis, scripts.adjustWallet, [wallet], ["credit", input.amountQuota]);
+    },
+  };
 }

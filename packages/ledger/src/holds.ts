@@ -1,7 +1,8 @@
 import { runLua, type Sql } from "@gw/store";
 import { type LedgerContext, MAX_HOLD_TTL_MS } from "./context.ts";
 import { scripts, walletKeys } from "./scripts.ts";
-import type { HoldInput, HoldRecord, HoldResult, HoldState } from "./types.ts";
+import { voidHold } from "./settle.ts";
+import type { HoldInput, HoldRecord, HoldResult, HoldState, LedgerError } from "./types.ts";
 import { loadWallet, syncKeyBudget } from "./wallet.ts";
 
 export interface HoldRow {
@@ -33,25 +34,34 @@ const INSUFFICIENT_FUNDS = -2;
 const KEY_BUDGET_EXCEEDED = -3;
 const KEY_MISSING = -4;
 
+/** Loads of a wallet one admission or confirmation may need before it gives up. */
+const RELOADS = 8;
+
+const CONFIRMED = 1;
+const CONFIRMED_AFTER_REBUILD = 2;
+
 /** Reserves funds in Redis, loading the wallet or key from Postgres when Redis lacks them. */
 async function admit(
   ctx: LedgerContext,
   input: HoldInput,
-): Promise<[code: number, available: number]> {
+): Promise<[code: number, available: number, generation: string]> {
   const keys = walletKeys(ctx.prefix, input.userId);
   const args = [input.holdId, input.amountQuota, input.keyId ?? 0n, Date.now()];
-  // Two reloads at most: the wallet, then a key created after the wallet was loaded.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const [code, available] = (await runLua(ctx.redis, scripts.admitHold, keys, args)) as [
-      number,
-      number,
-    ];
+  // A reload of the wallet, then of a key created after it, and a few more in case
+  // Redis is flushed again between a load and the admission.
+  for (let attempt = 0; attempt < RELOADS; attempt++) {
+    const [code, available, generation] = (await runLua(
+      ctx.redis,
+      scripts.admitHold,
+      keys,
+      args,
+    )) as [number, number, string?];
     if (code === WALLET_MISSING) {
-      if (!(await loadWallet(ctx, input.userId))) return [WALLET_MISSING, 0];
+      if (!(await loadWallet(ctx, input.userId))) return [WALLET_MISSING, 0, ""];
     } else if (code === KEY_MISSING) {
-      if (!(await syncKeyBudget(ctx, input.userId, input.keyId!))) return [KEY_MISSING, 0];
+      if (!(await syncKeyBudget(ctx, input.userId, input.keyId!))) return [KEY_MISSING, 0, ""];
     } else {
-      return [code, available];
+      return [code, available, generation ?? ""];
     }
   }
   throw new Error(`hold ${input.holdId}: wallet of user ${input.userId} keeps missing in Redis`);
@@ -62,69 +72,144 @@ async function findHold(ctx: LedgerContext, holdId: string): Promise<HoldRecord 
   return row ? toHoldRecord(row) : null;
 }
 
+/** A hold id Postgres already has: the caller answers with that hold instead. */
+export class HoldExists extends Error {}
+
+/** Funds reserved in Redis for a hold that Postgres has not committed yet. */
+export interface Reservation {
+  input: HoldInput;
+  /**
+   * Call once Postgres committed the hold. If Redis was rebuilt meanwhile, the hold is
+   * checked again against the rebuilt wallet; a refusal then means the hold must be
+   * voided (the ledger's `hold` does it; a caller of `recordHold` voids it itself).
+   */
+  confirm(): Promise<{ ok: true } | LedgerError>;
+  /** Gives the reservation back when Postgres did not commit the hold. */
+  release(): Promise<void>;
+}
+
+export type Reserved = { ok: true; reservation: Reservation } | LedgerError;
+
 /**
- * Opens a hold: Redis admits it atomically against the wallet and the key budget,
- * then Postgres records it durably. If Postgres fails, the Redis reservation is
- * released again before the error is thrown, so a failed hold leaves nothing behind.
- * `record` writes what the hold pays for (a task row) in the same transaction as the
- * hold, so there is never a hold without its task or a task without its hold; if it
- * throws, nothing is kept and the error reaches the caller.
+ * The admission: Redis checks and reserves the amount against the wallet and the key
+ * budget in one script. A refusal costs no Postgres work. The reservation is then
+ * recorded in Postgres (`recordHold`) and confirmed (`reservation.confirm`).
  */
-export async function hold(
+export async function reserve(
   ctx: LedgerContext,
   input: HoldInput,
-  record?: (tx: Sql) => Promise<void>,
-): Promise<HoldResult> {
-  if (input.amountQuota <= 0n) throw new RangeError("a hold must be positive");
-  const ttlMs = Math.min(input.ttlMs ?? ctx.holdTtlMs, MAX_HOLD_TTL_MS);
-  const [code, available] = await admit(ctx, input);
+): Promise<Reserved | { ok: false; code: "exists" }> {
+  if (input.amountQuota < 0n) throw new RangeError("a hold cannot be negative");
+  const [code, available, generation] = await admit(ctx, input);
   if (code === WALLET_MISSING) return { ok: false, code: "user_not_found" };
   if (code === KEY_MISSING) return { ok: false, code: "key_not_found" };
-  if (code === INSUFFICIENT_FUNDS) {
+  if (code === INSUFFICIENT_FUNDS)
     return { ok: false, code: "insufficient_funds", availableQuota: BigInt(available) };
-  }
-  if (code === KEY_BUDGET_EXCEEDED) {
+  if (code === KEY_BUDGET_EXCEEDED)
     return {
       ok: false,
       code: "key_budget_exceeded",
       availableQuota: BigInt(Math.max(0, available)),
     };
-  }
-  if (code === ALREADY_OPEN) return existingHold(ctx, input);
+  if (code === ALREADY_OPEN) return { ok: false, code: "exists" };
   if (code !== ADMITTED) throw new Error(`admitHold answered unknown code ${code}`);
-
   const keys = walletKeys(ctx.prefix, input.userId);
-  let inserted: HoldRow[];
+  const reservation: Reservation = {
+    input,
+    confirm: () => confirm(ctx, input, generation),
+    release: async () => {
+      await runLua(ctx.redis, scripts.resolveHold, keys, [input.holdId, 0]);
+    },
+  };
+  return { ok: true, reservation };
+}
+
+/**
+ * Makes sure the Redis wallet counts a committed hold. A wallet missing in Redis is
+ * loaded first (it reads the committed hold from Postgres, and confirming then checks
+ * it), so a rebuild that read Postgres before this commit can never write a wallet
+ * without the hold after it.
+ */
+async function confirm(
+  ctx: LedgerContext,
+  input: HoldInput,
+  generation: string,
+): Promise<{ ok: true } | LedgerError> {
+  const keys = walletKeys(ctx.prefix, input.userId);
+  const args = [input.holdId, input.amountQuota, input.keyId ?? 0n, Date.now(), generation];
+  for (let attempt = 0; attempt < RELOADS; attempt++) {
+    const [code, available] = (await runLua(ctx.redis, scripts.confirmHold, keys, args)) as [
+      number,
+      number,
+    ];
+    if (code === CONFIRMED || code === CONFIRMED_AFTER_REBUILD) return { ok: true };
+    if (code === INSUFFICIENT_FUNDS)
+      return { ok: false, code: "insufficient_funds", availableQuota: BigInt(available) };
+    if (code === KEY_BUDGET_EXCEEDED)
+      return {
+        ok: false,
+        code: "key_budget_exceeded",
+        availableQuota: BigInt(Math.max(0, available)),
+      };
+    if (code !== WALLET_MISSING) throw new Error(`confirmHold answered unknown code ${code}`);
+    if (!(await loadWallet(ctx, input.userId))) return { ok: false, code: "user_not_found" };
+  }
+  throw new Error(`hold ${input.holdId}: wallet of user ${input.userId} keeps missing in Redis`);
+}
+
+/**
+ * Checks a committed hold against the wallet as Redis has it now, as a confirmation
+ * after a rebuild does. The worker calls it before a task's first run: if the process
+ * that admitted the hold died before confirming it, and Redis was flushed meanwhile, a
+ * rebuilt wallet may count the hold without ever having checked it. In a wallet that
+ * covers every hold it counts this always passes.
+ */
+export function recheck(ctx: LedgerContext, input: HoldInput): Promise<{ ok: true } | LedgerError> {
+  return confirm(ctx, input, "");
+}
+
+/**
+ * Records a reserved hold in Postgres inside the caller's transaction (`tx`). A hold id
+ * Postgres already has throws `HoldExists`, so nothing the caller wrote is kept.
+ */
+export async function recordHold(ctx: LedgerContext, tx: Sql, input: HoldInput): Promise<HoldRow> {
+  const ttlMs = Math.min(input.ttlMs ?? ctx.holdTtlMs, MAX_HOLD_TTL_MS);
+  const [row] = await tx<HoldRow[]>`
+    insert into holds (id, user_id, key_id, amount_quota, expires_at)
+    values (${input.holdId}, ${input.userId}, ${input.keyId}, ${input.amountQuota},
+            now() + ${ttlMs} * interval '1 millisecond')
+    on conflict (id) do nothing
+    returning *`;
+  if (!row) throw new HoldExists(`hold ${input.holdId} exists already`);
+  return row;
+}
+
+/**
+ * Opens a hold: Redis admits it atomically against the wallet and the key budget, then
+ * Postgres records it durably, then Redis confirms it. If Postgres fails, the Redis
+ * reservation is released before the error is thrown, so a failed hold leaves nothing
+ * behind. If Redis lost its state meanwhile and the rebuilt wallet does not cover the
+ * hold, it is voided at once and refused: a flush may refuse a hold late, never admit
+ * one past the balance or the key budget.
+ */
+export async function hold(ctx: LedgerContext, input: HoldInput): Promise<HoldResult> {
+  const reserved = await reserve(ctx, input);
+  if (!reserved.ok) return reserved.code === "exists" ? existingHold(ctx, input) : reserved;
+  const { reservation } = reserved;
+  let row: HoldRow;
   try {
-    const insert = async (sql: Sql) => {
-      const rows = await sql<HoldRow[]>`
-        insert into holds (id, user_id, key_id, amount_quota, expires_at)
-        values (${input.holdId}, ${input.userId}, ${input.keyId}, ${input.amountQuota},
-                now() + ${ttlMs} * interval '1 millisecond')
-        on conflict (id) do nothing
-        returning *`;
-      if (rows.length > 0 && record) await record(sql);
-      return rows;
-    };
-    inserted = record
-      ? await ctx.sql.begin((tx) => insert(tx as unknown as Sql))
-      : await insert(ctx.sql);
+    row = await recordHold(ctx, ctx.sql, input);
   } catch (error) {
-    await runLua(ctx.redis, scripts.resolveHold, keys, [input.holdId, 0]);
+    await reservation.release();
+    if (error instanceof HoldExists) return existingHold(ctx, input);
     throw error;
   }
-  if (inserted.length === 0) {
-    // The id was used before and that hold is already resolved: undo this reservation.
-    await runLua(ctx.redis, scripts.resolveHold, keys, [input.holdId, 0]);
-    return existingHold(ctx, input);
+  const confirmed = await reservation.confirm();
+  if (!confirmed.ok) {
+    await voidHold(ctx, input.holdId);
+    return confirmed;
   }
-  await runLua(ctx.redis, scripts.confirmHold, keys, [
-    input.holdId,
-    input.amountQuota,
-    input.keyId ?? 0n,
-    Date.now(),
-  ]);
-  return { ok: true, existed: false, hold: toHoldRecord(inserted[0]!) };
+  return { ok: true, existed: false, hold: toHoldRecord(row) };
 }
 
 /** A repeated hold id answers with the hold it names, if it is the same hold. */

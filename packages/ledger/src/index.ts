@@ -1,7 +1,10 @@
 export { DEFAULT_HOLD_TTL_MS } from "./context.ts";
 export type { CreditInput, CreditResult } from "./credit.ts";
+export type { Reservation } from "./holds.ts";
 export { createLedger, type Ledger, type LedgerOptions } from "./ledger.ts";
+export type { Prepaid, RefundResult } from "./prepay.ts";
 export type { ReconcileReport } from "./reconcile.ts";
 export { walletKeys } from "./scripts.ts";
 export type { Staged } from "./settle.ts";
+export type { PostItem } from "./settle-many.ts";
 export type * from "./types.ts";

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { runLua } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { scripts, walletKeys } from "./scripts.ts";
+import { loadingKey, scripts, walletKeys } from "./scripts.ts";
 import type { WalletView } from "./types.ts";
 
 interface KeyRow {
@@ -16,13 +17,54 @@ interface HoldRow {
   created_ms: bigint;
 }
 
+/** Loads of one wallet retried because Redis was flushed while reading Postgres. */
+const LOAD_ATTEMPTS = 8;
+/** A loader that died leaves its token behind this long at most. */
+const TOKEN_TTL_MS = 60_000;
+
 /**
  * Loads a wallet into Redis from Postgres, the truth: balance, every key's budget and
  * every open hold. Reads happen in one repeatable-read snapshot so the figures agree.
- * Returns false when the owner does not exist.
+ * The loader registers a token in Redis before it reads: a flush in between deletes
+ * it, and the stale snapshot is then read again instead of written. Returns false when
+ * the owner does not exist.
  */
-export async function loadWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
-  const snapshot = await ctx.sql.begin("isolation level repeatable read read only", async (tx) => {
+export function loadWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
+  // Requests that find the wallet missing at once (after a flush, hundreds may) share
+  // one load per process instead of each reading Postgres.
+  const key = `${ctx.prefix}:${userId}`;
+  const running = inFlight.get(key);
+  if (running) return running;
+  const load = loadOnce(ctx, userId).finally(() => inFlight.delete(key));
+  inFlight.set(key, load);
+  return load;
+}
+
+const inFlight = new Map<string, Promise<boolean>>();
+
+async function loadOnce(ctx: LedgerContext, userId: bigint): Promise<boolean> {
+  const loading = loadingKey(ctx.prefix, userId);
+  for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
+    const token = randomUUID();
+    await ctx.redis.multi().sadd(loading, token).pexpire(loading, TOKEN_TTL_MS).exec();
+    const snapshot = await readSnapshot(ctx, userId);
+    if (!snapshot) {
+      await ctx.redis.srem(loading, token);
+      return false;
+    }
+    const args: (string | bigint)[] = [token, snapshot.balance, String(snapshot.keys.length)];
+    for (const key of snapshot.keys) args.push(key.id, key.quota_limit ?? -1n, key.used_quota);
+    for (const hold of snapshot.holds) {
+      args.push(hold.id, hold.amount_quota, hold.key_id ?? 0n, hold.created_ms);
+    }
+    const keys = [...walletKeys(ctx.prefix, userId), loading];
+    if ((await runLua(ctx.redis, scripts.loadWallet, keys, args)) !== -1) return true;
+  }
+  throw new Error(`wallet of user ${userId}: Redis was flushed during every load`);
+}
+
+async function readSnapshot(ctx: LedgerContext, userId: bigint) {
+  return ctx.sql.begin("isolation level repeatable read read only", async (tx) => {
     const [user] = await tx<{ balance_quota: bigint }[]>`
       select balance_quota from users where id = ${userId}`;
     if (!user) return null;
@@ -34,14 +76,6 @@ export async function loadWallet(ctx: LedgerContext, userId: bigint): Promise<bo
       from holds where user_id = ${userId} and state = 'pending'`;
     return { balance: user.balance_quota, keys, holds };
   });
-  if (!snapshot) return false;
-  const args: (string | bigint)[] = [snapshot.balance, String(snapshot.keys.length)];
-  for (const key of snapshot.keys) args.push(key.id, key.quota_limit ?? -1n, key.used_quota);
-  for (const hold of snapshot.holds) {
-    args.push(hold.id, hold.amount_quota, hold.key_id ?? 0n, hold.created_ms);
-  }
-  await runLua(ctx.redis, scripts.loadWallet, walletKeys(ctx.prefix, userId), args);
-  return true;
 }
 
 /** Drops a wallet's Redis state and loads it again from Postgres. */

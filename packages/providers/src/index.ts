@@ -1,4 +1,6 @@
+export { createPooledFetch } from "./http/pooled-fetch.ts";
 export type { DiagonalImage } from "./image/diagonal.ts";
+export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, sourceSizeProblem } from "./image/limits.ts";
 export { CONTENT_TYPES, encodeImage, type OutputFormat } from "./image/render.ts";
 export { type SniffedFormat, type SniffedImage, sniffImage } from "./image/sniff.ts";
 export {

@@ -1,4 +1,5 @@
 import { MAX_SIDE } from "./image/diagonal.ts";
+import { sourceSizeProblem } from "./image/limits.ts";
 import {
   bytesDigest,
   CONTENT_TYPES,
@@ -105,13 +106,17 @@ function prepare(
   options: Required<OfflineProviderOptions>,
 ): Context | ProviderResult {
   for (const [i, image] of job.images.entries()) {
-    if (!sniffImage(image.bytes)) {
+    const sniffed = sniffImage(image.bytes);
+    if (!sniffed) {
       return failure(
         "invalid_request",
         `source image ${i + 1} (${image.field}) is not a readable PNG, JPEG, WebP or GIF`,
         1,
       );
     }
+    // The gateway checks this at submission; a provider used on its own must not trust it.
+    const tooLarge = sourceSizeProblem(sniffed);
+    if (tooLarge) return failure("invalid_request", `source image ${i + 1} ${tooLarge}`, 1);
   }
   const format = job.input.output_format ?? "png";
   if (format !== "png" && format !== "jpeg" && format !== "webp") {
@@ -145,6 +150,15 @@ async function produce(context: Context): Promise<Outcome> {
 
 function needsSource(operation: string): ProviderResult {
   return failure("invalid_request", `operation ${operation} needs a source image`, 1);
+}
+
+/** Masks and layers have the source's size, and the encoders write at most MAX_SIDE a side. */
+function tooWide(operation: string, width: number, height: number): ProviderResult {
+  return failure(
+    "invalid_request",
+    `operation ${operation} makes files of the source size, at most ${MAX_SIDE} pixels per side here; the source is ${width}x${height}`,
+    1,
+  );
 }
 
 function integerInput(
@@ -211,6 +225,7 @@ async function layers(context: Context): Promise<Outcome> {
   const count = integerInput(context, "layers", 4, context.options.maxParts);
   if (typeof count !== "number") return count;
   const { width, height } = source.sniffed;
+  if (width > MAX_SIDE || height > MAX_SIDE) return tooWide(job.operation, width, height);
   const digest = digestOf(job.model, "layers", source.digest, job.prompt ?? "");
   const cuts = regionCuts(digest, width + height - 1, count);
   const files: OutputFile[] = [];
@@ -230,6 +245,7 @@ async function segments(context: Context): Promise<Outcome> {
   const maxMasks = integerInput(context, "max_masks", 8, context.options.maxParts);
   if (typeof maxMasks !== "number") return maxMasks;
   const { width, height } = source?.sniffed ?? { width: 512, height: 512 };
+  if (width > MAX_SIDE || height > MAX_SIDE) return tooWide(job.operation, width, height);
   const digest = digestOf(job.model, "segments", source?.digest ?? null, job.prompt ?? "");
   const count = Math.min(maxMasks, 4 + (digest[0]! % 5));
   const cuts = regionCuts(digest, width + height - 1, count);

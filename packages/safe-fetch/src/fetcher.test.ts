@@ -144,19 +144,26 @@ describe("blocked URLs and addresses", () => {
     expect((result as { message: string }).message).toContain("not https");
   });
 
-  test.each([["10.0.0.1"], ["169.254.169.254"], ["::1"], ["::ffff:127.0.0.1"]])(
-    "refuses a name resolving to %s",
-    async (address) => {
-      const { asked, resolve } = tableResolver({ "images.attacker.example": [address] });
-      const result = await stubFetcher({ resolve }).fetch("https://images.attacker.example/x.png");
-      expect(result).toEqual({
-        ok: false,
-        code: "blocked_url",
-        message: "the host images.attacker.example resolves to a private or reserved address",
-      });
-      expect(asked).toEqual(["images.attacker.example"]);
-    },
-  );
+  test.each([
+    ["10.0.0.1"],
+    ["169.254.169.254"],
+    ["::1"],
+    ["::ffff:127.0.0.1"],
+    ["::127.0.0.1"],
+    ["::ffff:0:7f00:1"],
+    ["::ffff:0:a9fe:a9fe"],
+    ["64:ff9b::a00:1"],
+    ["2002:7f00:1::1"],
+  ])("refuses a name resolving to %s", async (address) => {
+    const { asked, resolve } = tableResolver({ "images.attacker.example": [address] });
+    const result = await stubFetcher({ resolve }).fetch("https://images.attacker.example/x.png");
+    expect(result).toEqual({
+      ok: false,
+      code: "blocked_url",
+      message: "the host images.attacker.example resolves to a private or reserved address",
+    });
+    expect(asked).toEqual(["images.attacker.example"]);
+  });
 
   test("refuses a name whose answers mix public and private addresses", async () => {
     const { resolve } = tableResolver({

@@ -20,6 +20,7 @@ export const ERRORS = {
   model_not_allowed: { status: 403, type: "permission_error" },
   content_policy_violation: { status: 400, type: "invalid_request_error" },
   source_image_unavailable: { status: 400, type: "invalid_request_error" },
+  source_image_invalid: { status: 400, type: "invalid_request_error" },
   insufficient_funds: { status: 402, type: "insufficient_quota" },
   key_budget_exceeded: { status: 402, type: "insufficient_quota" },
   not_found: { status: 404, type: "not_found_error" },

@@ -27,13 +27,24 @@ export function createLocalStorage(dir: string): Storage {
   // A valid key has no `..`, no leading `/` and no backslash, so this stays inside root.
   const pathOf = (key: string) => join(root, key);
 
+  /** One mkdir where the parent exists (the usual case: a task's folder under `results/`). */
+  async function makeDir(path: string): Promise<void> {
+    try {
+      await mkdir(path);
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") return;
+      if (errorCode(error) !== "ENOENT") throw error;
+      await mkdir(path, { recursive: true });
+    }
+  }
+
   async function put(key: string, bytes: Uint8Array, _contentType: string): Promise<void> {
     assertKey(key);
     const path = pathOf(key);
     const temp = `${path}.~${randomUUID()}`;
     for (let attempt = 1; ; attempt++) {
       try {
-        await mkdir(dirname(path), { recursive: true });
+        await makeDir(dirname(path));
         await writeFile(temp, bytes);
         await rename(temp, path);
         return;

@@ -2,6 +2,7 @@ import { afterAll } from "bun:test";
 import { type IsolatedStore, openIsolatedStore } from "./isolated.ts";
 
 export { deleteKeys } from "./isolated.ts";
+export { startTcpProxy, type TcpProxy } from "./tcp-relay.ts";
 
 export const TEST_DATABASE_URL =
   process.env.TEST_DATABASE_URL ??

@@ -1,16 +1,22 @@
+export * from "./engine/index.ts";
 export { requestHash } from "./hash.ts";
-export { newTaskId, TASK_ID_PATTERN } from "./ids.ts";
-export { CompletionWaiter, doneChannel, publishDone } from "./notify.ts";
+export { inTurn, type Turn } from "./idempotency.ts";
+export { newTaskId, TASK_ID_PATTERN, type TaskIdPrefix } from "./ids.ts";
+export { CompletionWaiter, type WaitOptions } from "./notify.ts";
 export {
   ack,
+  DEFAULT_PARTITIONS,
   enqueue,
   ensureGroup,
   GROUP,
   type Job,
+  type NewJob,
+  partitionOf,
   readJobs,
   reclaimJobs,
   streamKey,
-  touchJob,
+  touchJobs,
 } from "./queue.ts";
 export * from "./records.ts";
-export { isUploadRef, type Upload, uploadKey, uploadRef } from "./uploads.ts";
+export { resultKey, resultsPrefix, uploadKey, uploadsPrefix } from "./storage-keys.ts";
+export { isUploadRef, type Upload, uploadRef } from "./uploads.ts";

@@ -1,33 +1,92 @@
 import type { RedisClient } from "@gw/store";
 
-/** The consumer group every worker reads image jobs through. */
+/** The consumer group every worker reads jobs through, on every partition. */
 export const GROUP = "workers";
 /** Entries beyond this are trimmed; Postgres still has every task, so none is lost. */
 const MAX_STREAM_LENGTH = 100_000;
+/** Job partitions when JOB_PARTITIONS is not set; api and workers must agree on it. */
+export const DEFAULT_PARTITIONS = 4;
 
-/** The image job stream. Its own hash tag keeps it on one cluster slot. */
-export function streamKey(prefix: string): string {
-  return `${prefix}:{jobs}:images`;
+/**
+ * Job stream `n` of `partitions`. Each has its own hash tag (`{jobs:<n>}`), so on Redis
+ * Cluster the queue spreads over the slots, and every script or command touches one.
+ */
+export function streamKey(prefix: string, partition: number): string {
+  return `${prefix}:{jobs:${partition}}`;
+}
+
+/** The partition of a task: a stable hash of its id. */
+export function partitionOf(taskId: string, partitions: number): number {
+  let hash = 2166136261;
+  for (let index = 0; index < taskId.length; index++) {
+    hash ^= taskId.charCodeAt(index);
+    hash = Math.imul(hash, 16777619);
+  }
+  return (hash >>> 0) % Math.max(1, partitions);
 }
 
 export interface Job {
+  partition: number;
   /** The stream entry, for XACK. */
   entryId: string;
   taskId: string;
+  /**
+   * The task as submitted (JSON), when the submitter put it in the job: the first
+   * delivery then runs without reading Postgres. Requeued jobs carry only the id.
+   */
+  task: string | null;
+  /**
+   * True when a run may have gone before: a job taken over from another consumer (it
+   * died or stalled), or one the sweep enqueued again from Postgres.
+   */
+  reclaimed: boolean;
 }
 
-/** Adds a job for a task; a task may be enqueued more than once, the claim decides. */
-export async function enqueue(redis: RedisClient, prefix: string, taskId: string): Promise<void> {
-  await redis.xadd(streamKey(prefix), "MAXLEN", "~", MAX_STREAM_LENGTH, "*", "task", taskId);
+export interface NewJob {
+  taskId: string;
+  task?: string;
+  /** Enqueued again by the sweep: a first run may have died before it claimed the task. */
+  again?: boolean;
+}
+
+/**
+ * Adds jobs (auto-pipelined by the client, per node on a cluster); a task may be enqueued
+ * more than once, settlement decides which run counts.
+ */
+export async function enqueue(
+  redis: RedisClient,
+  prefix: string,
+  partitions: number,
+  jobs: NewJob[],
+): Promise<void> {
+  await Promise.all(
+    jobs.map((job) =>
+      redis.xadd(
+        streamKey(prefix, partitionOf(job.taskId, partitions)),
+        "MAXLEN",
+        "~",
+        MAX_STREAM_LENGTH,
+        "*",
+        "task",
+        job.taskId,
+        ...(job.task ? ["row", job.task] : []),
+        ...(job.again ? ["again", "1"] : []),
+      ),
+    ),
+  );
 }
 
 /**
  * Creates the group (and the stream) if missing, reading from the start so jobs added
  * before the group existed (after a flush) are not skipped.
  */
-export async function ensureGroup(redis: RedisClient, prefix: string): Promise<void> {
+export async function ensureGroup(
+  redis: RedisClient,
+  prefix: string,
+  partition: number,
+): Promise<void> {
   try {
-    await redis.xgroup("CREATE", streamKey(prefix), GROUP, "0", "MKSTREAM");
+    await redis.xgroup("CREATE", streamKey(prefix, partition), GROUP, "0", "MKSTREAM");
   } catch (error) {
     if (!(error instanceof Error && error.message.startsWith("BUSYGROUP"))) throw error;
   }
@@ -35,28 +94,38 @@ export async function ensureGroup(redis: RedisClient, prefix: string): Promise<v
 
 type Entries = [id: string, fields: string[]][];
 
-function toJobs(entries: Entries | null | undefined): Job[] {
+function toJobs(partition: number, entries: Entries | null | undefined, reclaimed: boolean) {
   const jobs: Job[] = [];
   for (const [entryId, fields] of entries ?? []) {
-    const at = fields.indexOf("task");
-    const taskId = at >= 0 ? fields[at + 1] : undefined;
-    jobs.push({ entryId, taskId: taskId ?? "" });
+    if (!fields) continue;
+    const field = (name: string) => {
+      const at = fields.indexOf(name);
+      return at >= 0 && at % 2 === 0 ? (fields[at + 1] ?? null) : null;
+    };
+    jobs.push({
+      partition,
+      entryId,
+      taskId: field("task") ?? "",
+      task: field("row"),
+      reclaimed: reclaimed || field("again") === "1",
+    });
   }
   return jobs;
 }
 
 /**
- * New jobs for this consumer, waiting at most `blockMs`. Takes a connection of its
- * own (BLOCK holds it). A missing group (Redis was flushed) is created again.
+ * New jobs of one partition for this consumer, waiting at most `blockMs`. Takes a
+ * connection of its own (BLOCK holds it). A missing group (Redis was flushed) is created again.
  */
 export async function readJobs(
   redis: RedisClient,
   prefix: string,
+  partition: number,
   consumer: string,
   count: number,
   blockMs: number,
 ): Promise<Job[]> {
-  const key = streamKey(prefix);
+  const key = streamKey(prefix, partition);
   try {
     const reply = (await redis.xreadgroup(
       "GROUP",
@@ -70,27 +139,28 @@ export async function readJobs(
       key,
       ">",
     )) as [string, Entries][] | null;
-    return toJobs(reply?.[0]?.[1]);
+    return toJobs(partition, reply?.[0]?.[1], false);
   } catch (error) {
     if (error instanceof Error && error.message.startsWith("NOGROUP")) {
-      await ensureGroup(redis, prefix);
+      await ensureGroup(redis, prefix, partition);
       return [];
     }
     throw error;
   }
 }
 
-/** Jobs another consumer took but did not acknowledge for `minIdleMs` (it died). */
+/** Jobs of one partition another consumer took but did not acknowledge for `minIdleMs`. */
 export async function reclaimJobs(
   redis: RedisClient,
   prefix: string,
+  partition: number,
   consumer: string,
   minIdleMs: number,
   count: number,
 ): Promise<Job[]> {
   try {
     const reply = (await redis.xautoclaim(
-      streamKey(prefix),
+      streamKey(prefix, partition),
       GROUP,
       consumer,
       minIdleMs,
@@ -98,23 +168,33 @@ export async function reclaimJobs(
       "COUNT",
       count,
     )) as [string, Entries, string[]?];
-    return toJobs(reply[1]).filter((job) => job.taskId !== "");
+    return toJobs(partition, reply[1], true).filter((job) => job.taskId !== "");
   } catch (error) {
     if (error instanceof Error && error.message.startsWith("NOGROUP")) return [];
     throw error;
   }
 }
 
-export async function ack(redis: RedisClient, prefix: string, entryId: string): Promise<void> {
-  await redis.xack(streamKey(prefix), GROUP, entryId);
+export async function ack(redis: RedisClient, prefix: string, job: Job): Promise<void> {
+  await redis.xack(streamKey(prefix, job.partition), GROUP, job.entryId);
 }
 
-/** Keeps a job this consumer is still running from being reclaimed by another. */
-export async function touchJob(
+/** Keeps jobs this consumer is still running from being reclaimed by another, one call per partition. */
+export async function touchJobs(
   redis: RedisClient,
   prefix: string,
   consumer: string,
-  entryId: string,
+  jobs: Job[],
 ): Promise<void> {
-  await redis.call("XCLAIM", streamKey(prefix), GROUP, consumer, "0", entryId, "JUSTID");
+  const byPartition = new Map<number, string[]>();
+  for (const job of jobs) {
+    const ids = byPartition.get(job.partition) ?? [];
+    ids.push(job.entryId);
+    byPartition.set(job.partition, ids);
+  }
+  await Promise.all(
+    [...byPartition].map(([partition, ids]) =>
+      redis.call("XCLAIM", streamKey(prefix, partition), GROUP, consumer, "0", ...ids, "JUSTID"),
+    ),
+  );
 }

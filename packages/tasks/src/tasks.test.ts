@@ -17,7 +17,7 @@ import {
   findTask,
   insertTask,
   newTaskId,
-  publishDone,
+  partitionOf,
   readJobs,
   reclaimJobs,
   requestHash,
@@ -32,6 +32,7 @@ async function newTask(): Promise<string> {
   const id = newTaskId("img");
   await insertTask(sql, {
     id,
+    kind: "image",
     userId: user!.id,
     keyId: null,
     model: "m",
@@ -109,16 +110,17 @@ describe("records", () => {
 
 describe("jobs", () => {
   test("jobs go through the group; a dead consumer's job is reclaimed", async () => {
-    await ensureGroup(redis, prefix);
+    const partition = partitionOf("img_a", 4);
+    await ensureGroup(redis, prefix, partition);
     const reader = connectRedis(store.redisUrl);
     try {
-      await enqueue(redis, prefix, "img_a");
-      const [job] = await readJobs(reader, prefix, "dead", 10, 100);
-      expect(job?.taskId).toBe("img_a");
-      expect(await readJobs(reader, prefix, "alive", 10, 50)).toEqual([]);
+      await enqueue(redis, prefix, 4, [{ taskId: "img_a", task: '{"id":"img_a"}' }]);
+      const [job] = await readJobs(reader, prefix, partition, "dead", 10, 100);
+      expect(job).toMatchObject({ taskId: "img_a", task: '{"id":"img_a"}', reclaimed: false });
+      expect(await readJobs(reader, prefix, partition, "alive", 10, 50)).toEqual([]);
       await Bun.sleep(60);
-      const reclaimed = await reclaimJobs(redis, prefix, "alive", 50, 10);
-      expect(reclaimed.map((each) => each.taskId)).toEqual(["img_a"]);
+      const reclaimed = await reclaimJobs(redis, prefix, partition, "alive", 50, 10);
+      expect(reclaimed.map((each) => [each.taskId, each.reclaimed])).toEqual([["img_a", true]]);
     } finally {
       reader.disconnect();
     }
@@ -134,7 +136,7 @@ describe("completion", () => {
       const waiting = waiter.wait("img_x", async () => (done ? "finished" : null), 5_000);
       await Bun.sleep(50);
       done = true;
-      await publishDone(redis, prefix, "img_x");
+      await redis.publish(doneChannel(prefix), "img_x");
       expect(await waiting).toBe("finished");
       expect(await waiter.wait("img_y", async () => null, 100)).toBeNull();
       expect(waiter.waiting).toBe(0);

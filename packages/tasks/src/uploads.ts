@@ -16,8 +16,3 @@ export function isUploadRef(value: string): number | null {
 export function uploadRef(index: number): string {
   return `upload:${index}`;
 }
-
-/** Where a task's uploaded file waits in storage; the worker reads it from there. */
-export function uploadKey(taskId: string, index: number): string {
-  return `uploads/${taskId}/${index}`;
-}

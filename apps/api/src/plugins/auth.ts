@@ -1,7 +1,7 @@
+import { authorize, type Principal, type PrincipalCache } from "@gw/accounts";
 import { type AuthMode, createClientIpResolver } from "@gw/auth";
 import type { Sql } from "@gw/store";
 import { Elysia } from "elysia";
-import { authorize, type Principal } from "../accounts/principal.ts";
 import { ApiError } from "../errors.ts";
 
 export interface AuthOptions {
@@ -47,22 +47,47 @@ export function authPlugin(
   sql: Sql,
   trustedProxies: string[],
   limitKey: KeyLimit = async () => {},
+  /** Paid-call routes whose key rows may come from the cache (see PrincipalCache). */
+  cached: { paths: Set<string>; cache: PrincipalCache } | null = null,
 ) {
   const clientIpOf = createClientIpResolver(trustedProxies);
   /** The caller of a request with a key, or null when it sends none; a bad key throws. */
-  const authenticate = async (
+  const authenticateNow = async (
     request: Request,
     clientIp: string | null,
     options: AuthOptions,
   ): Promise<Principal | null> => {
     const secret = extractSecret(request, options);
     if (!secret) return null;
-    const result = await authorize(sql, secret, options.mode, clientIp);
+    const useCache = cached?.paths.has(new URL(request.url).pathname) ? cached.cache : null;
+    const result = await authorize(sql, secret, options.mode, clientIp, undefined, useCache);
     if (!result.ok) throw new ApiError(result.code, MESSAGES[result.code]);
     if (options.mode === "ordinary") await limitKey(result.principal, request);
     return result.principal;
   };
-  return new Elysia({ name: "gw/auth" })
+  // A request may be authenticated twice: before its body is read (requireKey, from the
+  // body plugin) and by its route's macro. The second use takes the first answer, so a
+  // key costs one lookup and one rpm count per request.
+  const answers = new WeakMap<Request, Map<string, Promise<Principal | null>>>();
+  const authenticate = (request: Request, clientIp: string | null, options: AuthOptions) => {
+    const key = JSON.stringify(options);
+    const byOptions = answers.get(request) ?? new Map<string, Promise<Principal | null>>();
+    answers.set(request, byOptions);
+    const answer = byOptions.get(key) ?? authenticateNow(request, clientIp, options);
+    byOptions.set(key, answer);
+    return answer;
+  };
+  /** Refuses a request without a valid key; runs before the body is read (item 10). */
+  const requireKey = async (
+    request: Request,
+    server: { requestIP(request: Request): { address: string } | null } | null,
+    options: AuthOptions = { mode: "ordinary" },
+  ): Promise<void> => {
+    const clientIp = clientIpOf(server?.requestIP(request)?.address ?? null, request.headers);
+    if (!(await authenticate(request, clientIp, options)))
+      throw new ApiError("invalid_api_key", MESSAGES.invalid_api_key);
+  };
+  const plugin = new Elysia({ name: "gw/auth" })
     .resolve({ as: "global" }, ({ request, server }) => ({
       clientIp: clientIpOf(server?.requestIP(request)?.address ?? null, request.headers),
     }))
@@ -81,4 +106,5 @@ export function authPlugin(
         },
       }),
     });
+  return Object.assign(plugin, { requireKey });
 }

@@ -2,15 +2,19 @@ import { duplicateClient, type RedisClient, type Sql } from "@gw/store";
 import { Elysia } from "elysia";
 import { ApiError } from "../errors.ts";
 
-/** A path with `:param` segments matches any one segment there. */
-function compile(path: string): RegExp {
-  const pattern = path
+/**
+ * A closed entry as a matcher: `:param` segments match any one segment; a trailing `/*`
+ * makes it a prefix, matching the prefix itself and every path below it.
+ */
+export function compileClosure(path: string): RegExp {
+  const prefix = path.endsWith("/*");
+  const pattern = (prefix ? path.slice(0, -2) : path)
     .split("/")
     .map((segment) =>
       segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
     )
     .join("/");
-  return new RegExp(`^${pattern}$`);
+  return new RegExp(prefix ? `^${pattern}(/.*)?$` : `^${pattern}$`);
 }
 
 export function normalizePath(path: string): string {
@@ -51,7 +55,7 @@ export class EndpointClosures {
 
   async reload(): Promise<void> {
     const rows = await this.sql<{ path: string }[]>`select path from closed_endpoints`;
-    this.closed = rows.map(({ path }) => ({ path, regex: compile(path) }));
+    this.closed = rows.map(({ path }) => ({ path, regex: compileClosure(path) }));
   }
 
   isClosed(path: string): boolean {

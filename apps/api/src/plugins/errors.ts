@@ -5,6 +5,14 @@ interface ValidationIssue {
   path?: string;
   summary?: string;
   message?: string;
+  schema?: { anyOf?: { const?: unknown }[] };
+}
+
+/** A choice of literals ("active" or "disabled"): Elysia would say "one of: 'string', 'string'". */
+function allowedValues(issue: ValidationIssue): string | null {
+  const options = issue.schema?.anyOf;
+  if (!options?.length || !options.every((option) => option.const !== undefined)) return null;
+  return `must be one of ${options.map((option) => JSON.stringify(option.const)).join(", ")}`;
 }
 
 /** Names the first offending field so a client can fix the request without guessing. */
@@ -14,7 +22,7 @@ function describeValidation(error: unknown): string {
   const where = details.type ?? "request";
   if (!first) return `Invalid ${where}`;
   const field = first.path ? first.path.replace(/^\//, "").replaceAll("/", ".") : "";
-  const what = first.summary ?? first.message ?? "is invalid";
+  const what = allowedValues(first) ?? first.summary ?? first.message ?? "is invalid";
   return field ? `Invalid ${where} field '${field}': ${what}` : `Invalid ${where}: ${what}`;
 }
 

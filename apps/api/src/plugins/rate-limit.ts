@@ -1,3 +1,4 @@
+import type { Principal } from "@gw/accounts";
 import { createClientIpResolver, formatCidr, parseCidr } from "@gw/auth";
 import {
   createLimiter,
@@ -11,7 +12,6 @@ import {
 import type { ErrorCode } from "@gw/schemas";
 import type { RedisClient } from "@gw/store";
 import { Elysia } from "elysia";
-import type { Principal } from "../accounts/principal.ts";
 import type { ApiConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 

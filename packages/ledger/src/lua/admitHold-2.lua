@@ -13,8 +13,9 @@
   ARGV[3] key id, or "0" for a hold that no key pays for
   ARGV[4] now in milliseconds (the caller's clock; kept for the reconciler)
 
-  Returns { code, available }
-   1  admitted; available is what the wallet has left after it
+  Returns { code, available, generation }
+   1  admitted; available is what the wallet has left after it; generation is the
+      wallet's (see loadWallet), for confirmHold
    0  a hold with this id is already open (nothing changed)
   -1  the wallet is not loaded: rebuild it from Postgres and call again
   -2  insufficient funds in the wallet; available is the wallet's available amount
@@ -61,4 +62,4 @@ end
 -- Redis gets the caller's digits, never a Lua number, which prints as 1e+15 when large.
 redis.call("HINCRBY", wallet, "held", ARGV[2])
 redis.call("HSET", holds, holdId, ARGV[2] .. "|" .. keyId .. "|" .. ARGV[4])
-return { 1, available - amount }
+return { 1, available - amount, redis.call("HGET", wallet, "gen") or "" }

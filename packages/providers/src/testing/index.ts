@@ -1,3 +1,4 @@
+export { jpegBomb, pngBomb, webpBomb } from "./bombs.ts";
 export {
   type Behaviour,
   type OpenAIImagesStub,

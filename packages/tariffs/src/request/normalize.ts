@@ -27,6 +27,14 @@ export interface NormalizeOptions {
   checkUrl: UrlCheck;
   /** Allow-lists of the caller (account access, key model limits); all must admit the model. */
   access: Access;
+  /**
+   * The model kinds the calling endpoint runs (the image endpoints: image only), so a
+   * music or video model is refused there before anything is held, not run as an image.
+   * The quote prices every kind and leaves it unset.
+   */
+  kinds?: readonly CatalogModel["kind"][];
+  /** How the refusal names the endpoint, e.g. "POST /v1/images/generations". */
+  endpoint?: string;
 }
 
 /**
@@ -44,6 +52,11 @@ export function normalizeCall(
   if (!allows(found.model, options.access))
     return refuse("model_not_allowed", `This key or account may not use model "${call.model}".`);
   const model = catalog.resolve(found.model);
+  if (options.kinds && !options.kinds.includes(model.kind))
+    return refuse(
+      "unsupported_operation",
+      `Model "${call.model}" is a${model.kind === "audio" ? "n" : ""} ${model.kind} model; ${options.endpoint ?? "this endpoint"} runs ${options.kinds.join(" and ")} models only.`,
+    );
   if (!model.available || !found.model.available)
     return refuse("model_unavailable", `Model "${call.model}" is not available at the moment.`);
   const input = { ...(call.input ?? {}) };

@@ -110,7 +110,7 @@ describe("admin users", () => {
       headers: { authorization: headers.authorization, "content-type": "text/plain" },
       rawBody: "name=x",
     });
-    expect(text.status).toBe(400);
+    expect(text.status).toBe(415);
     const huge = await json(
       await api.call("POST", "/admin/users", {
         headers,

@@ -8,25 +8,61 @@ import {
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
-import { normalizePath } from "../../plugins/closures.ts";
+import { compileClosure, normalizePath } from "../../plugins/closures.ts";
 import { adminGuard } from "./guard.ts";
 
-/** A closable path is a route of this app (as written, or a concrete path of it), never an admin or docs page. */
+const EXAMPLES = "e.g. /v1/balance, /v1/models/:model or /v1/files/*";
+
+/** The path as it may be shown in a message: printable ASCII only, and short. */
+function shown(path: string): string {
+  return path.replace(/[^\x21-\x7e]/g, "?").slice(0, 200);
+}
+
+/**
+ * A closable path is a route of this app (as written, or a concrete path of it), or a
+ * prefix pattern `<prefix>/*` that covers at least one route; never an admin or docs
+ * page. A `*` anywhere but a trailing `/*` segment is refused rather than matched literally.
+ */
 function validateClosable(path: string, routePaths: string[]): string {
-  const normalized = normalizePath(path);
-  if (!normalized.startsWith("/") || /^\/(admin|swagger)(\/|$)/.test(normalized)) {
+  if (!/^\/[\x21-\x7e]*$/.test(path))
     throw new ApiError(
       "invalid_request",
-      `Invalid endpoint '${path}': admin and documentation paths cannot be closed`,
+      `Invalid endpoint '${shown(path)}': give a path of printable ASCII starting with /, ${EXAMPLES}`,
     );
-  }
+  const normalized = normalizePath(path);
+  const prefix = normalized.endsWith("/*");
+  if (normalized.slice(0, prefix ? -2 : undefined).includes("*"))
+    throw new ApiError(
+      "invalid_request",
+      `Invalid endpoint '${shown(path)}': * is only allowed as a last segment, /*, closing everything under a prefix (${EXAMPLES})`,
+    );
+  const matcher = compileClosure(normalized);
+  const coversAdmin = ["/admin", "/swagger"].some(
+    (page) => matcher.test(page) || matcher.test(`${page}/x`),
+  );
+  if (coversAdmin || /^\/(admin|swagger)(\/|$)/.test(normalized))
+    throw new ApiError(
+      "invalid_request",
+      `Invalid endpoint '${shown(path)}': admin and documentation paths cannot be closed`,
+    );
   const known = routePaths.some((route) => {
     const pattern = normalizePath(route);
     if (pattern === normalized) return true;
-    const regex = new RegExp(`^${pattern.replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`);
-    return regex.test(normalized);
+    // A concrete path of a route, or a route under a prefix pattern.
+    const routeMatcher = new RegExp(
+      `^${pattern.replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`,
+    );
+    return prefix
+      ? matcher.test(pattern.replace(/:[^/]+/g, "x").replace(/\*$/, "x"))
+      : routeMatcher.test(normalized);
   });
-  if (!known) throw new ApiError("not_found", `No endpoint ${normalized}`);
+  if (!known)
+    throw new ApiError(
+      "not_found",
+      prefix
+        ? `No endpoint lies under ${shown(normalized)}`
+        : `No endpoint ${shown(normalized)}; see the OpenAPI document for the routes`,
+    );
   return normalized;
 }
 
@@ -35,7 +71,10 @@ function decodePath(raw: string): string {
   try {
     return raw.includes("%") ? decodeURIComponent(raw) : raw;
   } catch {
-    throw new ApiError("invalid_request", `Invalid endpoint '${raw}': malformed URL encoding`);
+    throw new ApiError(
+      "invalid_request",
+      `Invalid endpoint '${shown(raw)}': malformed URL encoding; encode the path with encodeURIComponent, ${EXAMPLES}`,
+    );
   }
 }
 

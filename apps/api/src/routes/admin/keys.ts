@@ -1,8 +1,7 @@
+import { createKey, deleteKey, findKey, findUser, updateKey } from "@gw/accounts";
 import { normalizeAllowList } from "@gw/auth";
 import { ErrorBody, IdParam, Key, KeyCreate, KeyCreated, KeyPatch } from "@gw/schemas";
 import { Elysia, t } from "elysia";
-import { createKey, deleteKey, findKey, updateKey } from "../../accounts/keys.ts";
-import { findUser } from "../../accounts/users.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { adminGuard } from "./guard.ts";

@@ -1,7 +1,6 @@
+import type { KeyRow, UserRow } from "@gw/accounts";
 import type { Key, User } from "@gw/schemas";
 import { quotaToUsd } from "@gw/tariffs";
-import type { KeyRow } from "../../accounts/keys.ts";
-import type { UserRow } from "../../accounts/users.ts";
 
 /** Accounts at the edge: ids as strings, USD derived from quota, discounts as fractions. */
 export function presentUser(user: UserRow): User {

@@ -1,7 +1,7 @@
+import { createUser, findUser, updateUser } from "@gw/accounts";
 import { CreditBody, ErrorBody, IdParam, User, UserCreate, UserPatch } from "@gw/schemas";
 import { fractionToPpm, usdToQuota } from "@gw/tariffs";
 import { Elysia } from "elysia";
-import { createUser, findUser, updateUser } from "../../accounts/users.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { adminGuard } from "./guard.ts";
@@ -34,7 +34,7 @@ export function adminUserRoutes({ config, sql, ledger }: AppContext) {
     .post(
       "/admin/users",
       async ({ body, set }) => {
-        const user = await createUser(sql, {
+        const user = await createUser(sql, ledger, {
           name: body.name,
           balanceQuota: quotaOf("balance_usd", body.balance_usd ?? 0),
           discountPpm: ppmOf(body.discount) ?? 0,

@@ -1,6 +1,6 @@
+import type { Principal } from "@gw/accounts";
 import { BillingSubscription, BillingUsage, ErrorBody } from "@gw/schemas";
 import { Elysia, t } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { subscriptionLimit, totalUsage } from "./service.ts";
 

@@ -1,5 +1,5 @@
+import type { Principal } from "@gw/accounts";
 import { QUOTA_PER_USD } from "@gw/tariffs";
-import type { Principal } from "../../accounts/principal.ts";
 import type { BillingDisplay, BillingStats } from "../../config.ts";
 
 /** What an unlimited key reports as its limit on the legacy subscription call. */

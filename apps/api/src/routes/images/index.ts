@@ -1,7 +1,7 @@
+import type { Principal } from "@gw/accounts";
 import { ErrorBody, ImageEditForm, ImagesResult, ImageTask, MediaCallBody } from "@gw/schemas";
-import { findOwnTask, findTask, TASK_ID_PATTERN, type TaskRow } from "@gw/tasks";
+import { applyFinished, findOwnTask, findTask, TASK_ID_PATTERN, type TaskRow } from "@gw/tasks";
 import { Elysia, t } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { checkCallBody, parseEditForm } from "./multipart.ts";
@@ -46,21 +46,36 @@ async function runToCompletion(
   server?.timeout(request, 0);
   const task = await submitImageTask(ctx, principal, submission);
   headers["x-task-id"] = task.id;
-  const done =
-    finished(task) ??
-    (await ctx.waiter.wait(
-      task.id,
-      async () => finished(await findTask(ctx.sql, task.id)),
-      ctx.config.imageWaitMs,
-    ));
+  // A task this request created is queued, so nothing is read before the worker
+  // announces it; the announcement carries the outcome, so nothing is read after either
+  // (a replayed Idempotency-Key task may have finished: that one is read first).
+  const created = task.status === "queued" && task.attempts === 0;
+  const now = finished(task);
+  const done: { task: TaskRow; inline: string[] | null } | null = now
+    ? { task: now, inline: null }
+    : await ctx.waiter.wait(
+        task.id,
+        async () => {
+          const read = finished(await findTask(ctx.sql, task.id));
+          return read ? { task: read, inline: null } : null;
+        },
+        ctx.config.imageWaitMs,
+        {
+          readFirst: !created,
+          fromAnnouncement: (outcome) => {
+            const applied = finished(applyFinished(task, outcome));
+            return applied ? { task: applied, inline: outcome.inline ?? null } : null;
+          },
+        },
+      );
   if (!done)
     throw new ApiError(
       "task_pending",
       `Image task ${task.id} is still running; look it up with GET /v1/images/tasks/${task.id} instead of sending it again`,
       { "x-task-id": task.id },
     );
-  if (done.status === "failed") throw failureError(done);
-  return imagesResult(ctx, done, linkBase(ctx, request));
+  if (done.task.status === "failed") throw failureError(done.task);
+  return imagesResult(ctx, done.task, linkBase(ctx.config, request), done.inline);
 }
 
 const resultHeaders = {
@@ -108,18 +123,11 @@ export function imageRoutes(ctx: AppContext) {
     .post(
       "/v1/images/edits",
       async ({ principal, body, request, server, set }) => {
-        const type = request.headers.get("content-type") ?? "";
-        let parsed: Pick<Submission, "body" | "uploads">;
-        if (type.startsWith("multipart/form-data")) {
-          parsed = await parseEditForm(body as FormData);
-        } else if (type.startsWith("application/json")) {
-          parsed = { body: checkCallBody(body), uploads: [] };
-        } else {
-          throw new ApiError(
-            "unsupported_media_type",
-            "Send the edit as application/json (image URLs) or multipart/form-data (image files)",
-          );
-        }
+        // The body plugin took only JSON or a bounded form here (EDIT_BODY), 415 otherwise.
+        const parsed: Pick<Submission, "body" | "uploads"> =
+          body instanceof FormData
+            ? await parseEditForm(body)
+            : { body: checkCallBody(body), uploads: [] };
         return runToCompletion(
           ctx,
           principal,
@@ -132,15 +140,6 @@ export function imageRoutes(ctx: AppContext) {
       {
         auth: { mode: "ordinary" },
         limit: { failClosed: true },
-        parse: async ({ request, contentType }) => {
-          if (contentType.startsWith("multipart/form-data")) {
-            try {
-              return await request.formData();
-            } catch {
-              throw new ApiError("invalid_request", "The multipart body could not be parsed");
-            }
-          }
-        },
         body: t.Any(),
         response: { 200: ImagesResult, ...FAILURES },
         detail: {
@@ -163,7 +162,7 @@ export function imageRoutes(ctx: AppContext) {
           ? await findOwnTask(ctx.sql, params.task_id, principal.userId)
           : null;
         if (!task) throw new ApiError("not_found", `No image task ${params.task_id.slice(0, 64)}`);
-        return imageTask(ctx, task, linkBase(ctx, request));
+        return imageTask(ctx, task, linkBase(ctx.config, request));
       },
       {
         auth: { mode: "ordinary" },

@@ -1,14 +1,27 @@
-import { sniffImage } from "@gw/providers";
+import { sniffImage, sourceSizeProblem } from "@gw/providers";
 import { MediaCallBody } from "@gw/schemas";
 import { type Upload, uploadRef } from "@gw/tasks";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ApiError } from "../../errors.ts";
+import { type BodyPolicy, parseJsonText } from "../../plugins/body/index.ts";
 
 /** Spec 4.2 rule 1 and section 8: at most 20 MB per image file. */
 export const MAX_IMAGE_FILE_BYTES = 20 * 1024 * 1024;
 /** Source images plus a mask, each within the per-file limit, plus the text fields. */
 export const MAX_FILES = 17;
 export const EDIT_MAX_BODY_BYTES = MAX_FILES * MAX_IMAGE_FILE_BYTES + 1024 * 1024;
+/** The files and one part for each text field (TEXT_FIELDS, `input` and `n`). */
+export const MAX_FORM_PARTS = MAX_FILES + 8;
+
+/** What the edit route reads as a body (plugins/body): JSON, or a bounded form. */
+export const EDIT_BODY: BodyPolicy = {
+  multipart: {
+    maxBytes: EDIT_MAX_BODY_BYTES,
+    maxPartBytes: MAX_IMAGE_FILE_BYTES,
+    maxParts: MAX_FORM_PARTS,
+    partLimitNote: "20 MB per image",
+  },
+};
 
 const checkBody = TypeCompiler.Compile(MediaCallBody);
 const TEXT_FIELDS = ["model", "prompt", "operation", "size", "quality", "response_format"] as const;
@@ -36,6 +49,8 @@ async function readImage(file: File, label: string): Promise<Upload> {
   const sniffed = sniffImage(bytes);
   if (!sniffed || !FORMATS.has(sniffed.format))
     throw new ApiError("invalid_request", `${label} is not a PNG, JPEG or WebP image`);
+  const tooLarge = sourceSizeProblem(sniffed); // by the header: a bomb is refused before a hold
+  if (tooLarge) throw new ApiError("source_image_invalid", `${label} ${tooLarge}`);
   return { bytes, contentType: `image/${sniffed.format}`, filename: file.name || label };
 }
 
@@ -51,13 +66,9 @@ function text(form: FormData, name: string): string | undefined {
 
 function parseInput(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined || raw === "") return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new ApiError("invalid_request", "Field 'input' must be a JSON-encoded object");
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value))
+  // The body's own rules apply inside it too: nesting depth and no NUL.
+  const value = parseJsonText(raw, "Field 'input'");
+  if (value === undefined || value === null || typeof value !== "object" || Array.isArray(value))
     throw new ApiError("invalid_request", "Field 'input' must be a JSON-encoded object");
   return value as Record<string, unknown>;
 }

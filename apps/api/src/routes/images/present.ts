@@ -6,9 +6,22 @@ import { ApiError } from "../../errors.ts";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-/** Where result links point: the configured public base, or the origin the client called. */
-export function linkBase(ctx: AppContext, request: Request): string {
-  return ctx.config.publicBaseUrl ?? new URL(request.url).origin;
+/**
+ * Where result links point: PUBLIC_BASE_URL; else the origin the client called, but only
+ * when its host is one the operator listed in PUBLIC_HOSTS; else the api's own port on
+ * localhost. A Host header alone never chooses where links point, so a request with
+ * `Host: evil.example` cannot make the gateway hand out links to another site.
+ */
+export function linkBase(
+  config: Pick<AppContext["config"], "publicBaseUrl" | "publicHosts" | "port">,
+  request: Request,
+): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const url = new URL(request.url);
+  const listed = config.publicHosts;
+  if (listed.includes(url.host.toLowerCase()) || listed.includes(url.hostname.toLowerCase()))
+    return url.origin;
+  return `http://localhost:${config.port}`;
 }
 
 async function present(
@@ -16,8 +29,11 @@ async function present(
   task: TaskRow,
   file: TaskFile,
   base: string,
+  inline: string | undefined,
 ): Promise<ImageData> {
   const mask = file.index === undefined ? {} : { index: file.index, name: file.name ?? "" };
+  if (task.response_format === "b64_json" && inline !== undefined)
+    return { b64_json: inline, content_type: file.content_type, ...mask };
   if (task.response_format === "b64_json") {
     const stored = await ctx.storage.get(file.key);
     if (!stored) throw new ApiError("not_found", `The result files of task ${task.id} expired`);
@@ -36,9 +52,14 @@ async function present(
   };
 }
 
-async function resultData(ctx: AppContext, task: TaskRow, base: string): Promise<ImageData[]> {
+async function resultData(
+  ctx: AppContext,
+  task: TaskRow,
+  base: string,
+  inline: string[] | null = null,
+): Promise<ImageData[]> {
   const files = task.result?.files ?? [];
-  return Promise.all(files.map((file) => present(ctx, task, file, base)));
+  return Promise.all(files.map((file, index) => present(ctx, task, file, base, inline?.[index])));
 }
 
 /** The billing object stored at settlement (spec 2.4), typed as the schema says. */
@@ -49,6 +70,8 @@ export async function imagesResult(
   ctx: AppContext,
   task: TaskRow,
   base: string,
+  /** The files as base64 when the worker's announcement carried them. */
+  inline: string[] | null = null,
 ): Promise<ImagesResult> {
   return {
     id: task.id,
@@ -57,7 +80,7 @@ export async function imagesResult(
     created: seconds(task.finished_at!),
     model: task.model,
     operation: task.operation,
-    data: await resultData(ctx, task, base),
+    data: await resultData(ctx, task, base, inline),
     billing: billingOf(task),
   };
 }
@@ -67,10 +90,13 @@ const FAILURES: Record<string, ErrorCode> = {
   moderation: "content_policy_violation",
   invalid_request: "invalid_request",
   source_unavailable: "source_image_unavailable",
+  source_invalid: "source_image_invalid",
   upstream_timeout: "upstream_timeout",
   upstream_unavailable: "upstream_unavailable",
   rate_limited: "upstream_unavailable",
   expired: "task_expired",
+  insufficient_funds: "insufficient_funds",
+  key_budget_exceeded: "key_budget_exceeded",
 };
 
 export function failureError(task: TaskRow): ApiError {

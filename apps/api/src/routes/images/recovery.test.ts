@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { startOpenAIImagesStub } from "@gw/providers/testing";
 import { deleteKeys } from "@gw/store";
+import { startTcpProxy } from "@gw/store/testing";
 import { startImageStack } from "../../testing-images.ts";
-import { startTcpProxy } from "../../testing-proxy.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field below
 type Body = any;

@@ -1,18 +1,14 @@
+import type { Principal } from "@gw/accounts";
 import type { MediaCallBody } from "@gw/schemas";
 import { type NormalizedCall, normalizeCall, priceCall, quotaToUsd } from "@gw/tariffs";
 import {
-  enqueue,
-  findByIdempotencyKey,
   findOwnTask,
-  insertTask,
   isUploadRef,
-  newTaskId,
   requestHash,
+  SubmitRefused,
   type TaskRow,
   type Upload,
-  uploadKey,
 } from "@gw/tasks";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { accessOf } from "../models/access.ts";
@@ -48,7 +44,12 @@ function validate(ctx: AppContext, principal: Principal, submission: Submission)
     if (index !== null) return index < uploads.length ? null : "not a valid URL";
     return ctx.urlCheck(url);
   };
-  const normalized = normalizeCall(ctx.catalog, body, { checkUrl, access: accessOf(principal) });
+  const normalized = normalizeCall(ctx.catalog, body, {
+    checkUrl,
+    access: accessOf(principal),
+    kinds: ["image"],
+    endpoint: `POST /v1/images/${submission.endpoint}`,
+  });
   if (!normalized.ok) throw new ApiError(normalized.code, normalized.message);
   const { call } = normalized;
   if (submission.endpoint === "edits" && !hasSource(call))
@@ -91,19 +92,6 @@ function fingerprint(submission: Submission): string {
   );
 }
 
-/** The earlier task of this Idempotency-Key, or a 409 when it was used for another request. */
-async function replay(ctx: AppContext, principal: Principal, key: string, hash: string) {
-  const existing = await findByIdempotencyKey(ctx.sql, principal.userId, key);
-  if (!existing) return null;
-  if (existing.request_hash !== hash)
-    throw new ApiError(
-      "idempotency_conflict",
-      "This Idempotency-Key was already used with a different request; use a new key for a new request",
-      { "x-task-id": existing.id },
-    );
-  return existing;
-}
-
 const MESSAGES = {
   insufficient_funds: "Insufficient balance for this request",
   key_budget_exceeded: "This API key's remaining budget is too small for this request",
@@ -111,10 +99,24 @@ const MESSAGES = {
 
 const usd = (quota: bigint) => String(quotaToUsd(quota));
 
+/** A refused submission as the client sees it. */
+function refusalError(refused: SubmitRefused): ApiError {
+  if (refused.code === "idempotency_conflict")
+    return new ApiError(
+      "idempotency_conflict",
+      "This Idempotency-Key was already used with a different request; use a new key for a new request",
+      refused.detail.taskId ? { "x-task-id": refused.detail.taskId } : {},
+    );
+  return new ApiError(
+    refused.code,
+    `${MESSAGES[refused.code]}: it needs $${usd(refused.detail.neededQuota ?? 0n)}, $${usd(refused.detail.availableQuota ?? 0n)} is available`,
+  );
+}
+
 /**
- * Starts a paid image task: validates the call, fixes its price, holds the funds and
- * records the task in one transaction, then enqueues its job. A repeated
- * Idempotency-Key answers the earlier task instead. Refusals leave nothing behind.
+ * Starts a paid image task: validates the call and fixes its price, then hands it to
+ * the paid-task engine (hold and task row in a group commit, then the job). Copies of
+ * one Idempotency-Key all answer with the one task it made. Refusals leave nothing behind.
  */
 export async function submitImageTask(
   ctx: AppContext,
@@ -122,69 +124,29 @@ export async function submitImageTask(
   submission: Submission,
 ): Promise<TaskRow> {
   const call = validate(ctx, principal, submission);
-  const hash = submission.idempotencyKey ? fingerprint(submission) : null;
-  if (submission.idempotencyKey && hash) {
-    const earlier = await replay(ctx, principal, submission.idempotencyKey, hash);
-    if (earlier) return earlier;
-  }
   await checkTaskSource(ctx, principal, call);
   const { snapshot, price } = priceCall(call, principal.discountPpm);
-  const taskId = newTaskId("img");
-  for (const [index, upload] of submission.uploads.entries())
-    await ctx.storage.put(uploadKey(taskId, index), upload.bytes, upload.contentType);
-  const dropUploads = () =>
-    submission.uploads.length > 0 ? ctx.storage.deletePrefix(`uploads/${taskId}/`) : 0;
-  let held: Awaited<ReturnType<AppContext["ledger"]["hold"]>>;
-  let task: TaskRow | undefined;
   try {
-    held = await ctx.ledger.hold(
-      {
-        holdId: taskId,
-        userId: principal.userId,
-        keyId: principal.keyId,
-        amountQuota: price.holdQuota,
-      },
-      async (tx) => {
-        task = await insertTask(tx, {
-          id: taskId,
-          userId: principal.userId,
-          keyId: principal.keyId,
-          model: call.model.id,
-          requestedModel: call.requested,
-          operation: call.operation.name,
-          prompt: call.prompt ?? null,
-          input: call.input,
-          responseFormat: submission.body.response_format ?? "url",
-          price: snapshot,
-          holdQuota: price.holdQuota,
-          idempotencyKey: submission.idempotencyKey,
-          requestHash: hash,
-        });
-      },
-    );
+    return await ctx.submitter.submit({
+      kind: "image",
+      idPrefix: "img",
+      userId: principal.userId,
+      keyId: principal.keyId,
+      model: call.model.id,
+      requestedModel: call.requested,
+      operation: call.operation.name,
+      prompt: call.prompt ?? null,
+      input: call.input,
+      responseFormat: submission.body.response_format ?? "url",
+      price: snapshot,
+      holdQuota: price.holdQuota,
+      uploads: submission.uploads,
+      idempotency: submission.idempotencyKey
+        ? { key: submission.idempotencyKey, hash: fingerprint(submission) }
+        : null,
+    });
   } catch (error) {
-    await dropUploads();
-    // Two requests with one Idempotency-Key raced; the one that committed is the task.
-    if ((error as { code?: string }).code === "23505" && submission.idempotencyKey && hash) {
-      const earlier = await replay(ctx, principal, submission.idempotencyKey, hash);
-      if (earlier) return earlier;
-    }
+    if (error instanceof SubmitRefused) throw refusalError(error);
     throw error;
   }
-  if (!held.ok) {
-    await dropUploads();
-    if (held.code === "insufficient_funds" || held.code === "key_budget_exceeded")
-      throw new ApiError(
-        held.code,
-        `${MESSAGES[held.code]}: it needs $${usd(price.holdQuota)}, $${usd(held.availableQuota ?? 0n)} is available`,
-      );
-    throw new Error(`hold for task ${taskId} refused: ${held.code}`);
-  }
-  try {
-    await enqueue(ctx.redis, ctx.config.redisPrefix, taskId);
-  } catch (error) {
-    // The task is recorded; the worker's sweep enqueues it again from Postgres.
-    console.error(`[api] enqueue of ${taskId} failed: ${(error as Error).message}`);
-  }
-  return task!;
 }

@@ -284,6 +284,16 @@ describe("bad input changes nothing", () => {
       "private",
     ],
     [
+      "IPv4-compatible IPv6 loopback URL",
+      { model: "lumina-image", prompt: "p", image: "https://[::127.0.0.1]/a.png" },
+      "private",
+    ],
+    [
+      "IPv4-translated IPv6 loopback URL",
+      { model: "lumina-image", prompt: "p", image: "https://[::ffff:0:7f00:1]/a.png" },
+      "private",
+    ],
+    [
       "metadata URL",
       {
         model: "crisp-upscale",

@@ -1,3 +1,4 @@
+import type { Principal } from "@gw/accounts";
 import {
   ContentModel,
   ContentModelList,
@@ -7,7 +8,6 @@ import {
 } from "@gw/schemas";
 import type { Catalog } from "@gw/tariffs";
 import { Elysia, t } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { accessOf } from "./access.ts";

@@ -1,3 +1,4 @@
+import type { Principal } from "@gw/accounts";
 import {
   ContentModel,
   ContentModelList,
@@ -9,7 +10,6 @@ import {
   MsgModelList,
 } from "@gw/schemas";
 import { Elysia, t } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { accessOf } from "./access.ts";
 import {

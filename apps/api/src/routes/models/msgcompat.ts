@@ -1,7 +1,7 @@
+import type { Principal } from "@gw/accounts";
 import { ErrorBody, MsgModel, MsgModelList } from "@gw/schemas";
 import type { Catalog, CatalogModel } from "@gw/tariffs";
 import { Elysia, t } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { accessOf } from "./access.ts";

@@ -1,6 +1,6 @@
+import type { Principal } from "@gw/accounts";
 import { ErrorBody, TokenUsage } from "@gw/schemas";
 import { Elysia } from "elysia";
-import type { Principal } from "../../accounts/principal.ts";
 import type { AppContext } from "../../context.ts";
 
 /**

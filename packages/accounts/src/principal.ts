@@ -66,8 +66,54 @@ function matcherFor(list: string[]): (ip: string | null) => boolean {
 }
 
 /**
- * Authorizes a secret: one indexed query by its SHA-256 joins the key and its owner,
- * then a constant-time comparison and the key-state rules of the given mode.
+ * Key rows read for paid calls, kept `ttlMs` (AUTH_CACHE_MS): a burst of calls with one
+ * key costs one query. Only rules are taken from a cached row (status, expiry, IPs,
+ * model access, discount); money is checked by the ledger at admission, never here.
+ * Admin changes clear it in this process at once; other api processes see them
+ * within `ttlMs`.
+ */
+export class PrincipalCache {
+  private readonly rows = new Map<string, { row: PrincipalRow; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(hash: string): PrincipalRow | null {
+    const entry = this.rows.get(hash);
+    if (!entry) return null;
+    if (entry.until > Date.now()) return entry.row;
+    this.rows.delete(hash);
+    return null;
+  }
+
+  set(hash: string, row: PrincipalRow): void {
+    if (this.ttlMs <= 0) return;
+    if (this.rows.size >= this.maxEntries) this.rows.delete(this.rows.keys().next().value!);
+    this.rows.set(hash, { row, until: Date.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.rows.clear();
+  }
+}
+
+async function readRow(sql: Sql, hash: Uint8Array): Promise<PrincipalRow | undefined> {
+  const [row] = await sql<PrincipalRow[]>`
+    select k.id as key_id, k.user_id, k.name, k.secret_hash, k.status, k.quota_limit,
+           k.used_quota, k.rpm_limit, k.model_limits, k.allowed_ips, k.expires_at,
+           k.deleted_at is not null as deleted, u.status as user_status,
+           u.balance_quota, u.spent_quota, u.discount_ppm, u.allowed_models
+    from api_keys k join users u on u.id = k.user_id
+    where k.secret_hash = ${hash}`;
+  return row;
+}
+
+/**
+ * Authorizes a secret: one indexed query by its SHA-256 joins the key and its owner
+ * (or the `cache`'s recent copy), then a constant-time comparison and the key-state
+ * rules of the given mode.
  */
 export async function authorize(
   sql: Sql,
@@ -75,15 +121,16 @@ export async function authorize(
   mode: AuthMode,
   clientIp: string | null,
   nowSeconds = Math.floor(Date.now() / 1000),
+  cache: PrincipalCache | null = null,
 ): Promise<Authorization> {
   if (!looksLikeSecret(secret)) return { ok: false, code: "invalid_api_key" };
-  const [row] = await sql<PrincipalRow[]>`
-    select k.id as key_id, k.user_id, k.name, k.secret_hash, k.status, k.quota_limit,
-           k.used_quota, k.rpm_limit, k.model_limits, k.allowed_ips, k.expires_at,
-           k.deleted_at is not null as deleted, u.status as user_status,
-           u.balance_quota, u.spent_quota, u.discount_ppm, u.allowed_models
-    from api_keys k join users u on u.id = k.user_id
-    where k.secret_hash = ${hashSecret(secret)}`;
+  const hash = hashSecret(secret);
+  const cacheKey = cache ? Buffer.from(hash).toString("base64") : "";
+  let row = cache?.get(cacheKey) ?? undefined;
+  if (!row) {
+    row = await readRow(sql, hash);
+    if (row && cache) cache.set(cacheKey, row);
+  }
   if (!row || !secretMatches(secret, row.secret_hash))
     return { ok: false, code: "invalid_api_key" };
   const verdict = checkKey(

@@ -1,3 +1,4 @@
+import type { Ledger } from "@gw/ledger";
 import type { Sql } from "@gw/store";
 
 export interface UserRow {
@@ -23,19 +24,27 @@ export interface NewUser {
  * transaction, so the wallet equals its ledger from the first moment. A new wallet is
  * not in Redis yet; it is loaded from these rows on first use.
  */
-export async function createUser(sql: Sql, input: NewUser): Promise<UserRow> {
-  return sql.begin(async (tx) => {
-    const [user] = await tx<UserRow[]>`
+export async function createUser(sql: Sql, ledger: Ledger, input: NewUser): Promise<UserRow> {
+  const { user, afterCommit } = await sql.begin(async (tx) => {
+    const [row] = await tx<UserRow[]>`
       insert into users (name, balance_quota, discount_ppm, status, allowed_models)
-      values (${input.name}, ${input.balanceQuota}, ${input.discountPpm}, ${input.status},
+      values (${input.name}, 0, ${input.discountPpm}, ${input.status},
               ${input.allowedModels}::text[])
       returning id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models`;
-    if (input.balanceQuota > 0n) {
-      await tx`insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
-               values (${user!.id}, 'credit', ${input.balanceQuota}, ${`opening:${user!.id}`}, 'opening balance')`;
-    }
-    return user!;
+    if (input.balanceQuota <= 0n) return { user: row!, afterCommit: async () => {} };
+    const staged = await ledger.creditWithin(tx as unknown as Sql, {
+      userId: row!.id,
+      amountQuota: input.balanceQuota,
+      businessKey: `opening:${row!.id}`,
+      note: "opening balance",
+    });
+    return {
+      user: { ...row!, balance_quota: input.balanceQuota },
+      afterCommit: staged.afterCommit,
+    };
   });
+  await afterCommit();
+  return user;
 }
 
 export async function findUser(sql: Sql, id: bigint): Promise<UserRow | null> {

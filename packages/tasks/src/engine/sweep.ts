@@ -1,22 +1,31 @@
 import type { Storage } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
-import { enqueue, takeStrandedTasks } from "@gw/tasks";
+import { enqueue } from "../queue.ts";
+import { takeStrandedTasks } from "../records.ts";
+import { resultsPrefix, uploadsPrefix } from "../storage-keys.ts";
 
 const BATCH = 500;
 
 /**
  * Enqueues again, from Postgres, the tasks whose job may be gone: Redis was flushed or
  * restarted empty, an enqueue failed, or a worker died holding a task. A task enqueued
- * twice is harmless: the claim in Postgres lets one run happen.
+ * twice is harmless: settlement lets one run count. Requeued jobs carry only the id, so
+ * their run claims the task in Postgres.
  */
 export async function requeueStranded(
   sql: Sql,
   redis: RedisClient,
   prefix: string,
+  partitions: number,
   afterMs: number,
 ): Promise<number> {
   const stranded = await takeStrandedTasks(sql, afterMs, BATCH);
-  for (const { id } of stranded) await enqueue(redis, prefix, id);
+  await enqueue(
+    redis,
+    prefix,
+    partitions,
+    stranded.map(({ id }) => ({ taskId: id, again: true })),
+  );
   return stranded.length;
 }
 
@@ -39,8 +48,8 @@ export async function deleteExpiredFiles(
       for update skip locked)
     returning id`;
   for (const { id } of rows) {
-    await storage.deletePrefix(`results/${id}/`);
-    await storage.deletePrefix(`uploads/${id}/`);
+    await storage.deletePrefix(resultsPrefix(id));
+    await storage.deletePrefix(uploadsPrefix(id));
   }
   return rows.length;
 }

@@ -1,23 +1,37 @@
 --[[
   Rebuilds a wallet from Postgres figures when Redis has none (first use, or after a
-  flush). If another process loaded it first, nothing is overwritten.
+  flush). If another process loaded it first, nothing is overwritten. Each load gets a
+  new generation: a hold admitted under another generation is checked again when it is
+  confirmed (confirmHold), because this load may have missed it or counted it unchecked.
 
-  KEYS[1] wallet hash, KEYS[2] holds hash (same hash tag {u:<id>})
-  ARGV[1] balance (quota)
-  ARGV[2] number of keys n, then n triples: key id, limit (-1 = no budget), used
+  A load is written only if no flush happened since the loader registered its token
+  (before it read Postgres): a flush deletes the token, and a snapshot read before a
+  flush could miss holds already confirmed against the wallet that flush deleted.
+
+  KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of loading tokens
+  (same hash tag {u:<id>})
+  ARGV[1] the loader's token, also the new generation
+  ARGV[2] balance (quota)
+  ARGV[3] number of keys n, then n triples: key id, limit (-1 = no budget), used
   then the open holds as quadruples: hold id, amount, key id ("0" for none), created ms
 
-  Returns 1 when loaded, 0 when the wallet was already there.
+  Returns
+   1  loaded
+   0  the wallet was already there (nothing written)
+  -1  the token is gone (Redis was flushed after the snapshot began): read Postgres again
 ]]
 local wallet = KEYS[1]
 local holds = KEYS[2]
+if redis.call("SREM", KEYS[3], ARGV[1]) == 0 then
+  return -1
+end
 if redis.call("EXISTS", wallet) == 1 then
   return 0
 end
 redis.call("DEL", holds)
-local keyCount = tonumber(ARGV[2])
-local fields = { "balance", ARGV[1], "held", "0" }
-local i = 3
+local keyCount = tonumber(ARGV[3])
+local fields = { "gen", ARGV[1], "balance", ARGV[2], "held", "0" }
+local i = 4
 for _ = 1, keyCount do
   local keyId = ARGV[i]
   table.insert(fields, "k:" .. keyId .. ":limit")

@@ -1,0 +1,3 @@
+export * from "./keys.ts";
+export * from "./principal.ts";
+export * from "./users.ts";

@@ -1,0 +1,132 @@
+import type { Sql } from "@gw/store";
+import type { LedgerContext } from "./context.ts";
+import type { HoldRow } from "./holds.ts";
+import { releaseInRedis, type Staged } from "./settle.ts";
+import type { ChargeDetails, PostResult, VoidResult } from "./types.ts";
+
+export interface PostItem {
+  holdId: string;
+  /** The hold's owner: accounts are locked in id order, so concurrent batches never deadlock. */
+  userId: bigint;
+  amountQuota: bigint;
+  details?: ChargeDetails;
+}
+
+/** Why holds matched no pending row: answered per hold, as `post`/`void` would. */
+async function statesOf(tx: Sql, ids: string[]) {
+  if (ids.length === 0) return new Map<string, HoldRow>();
+  const rows = await tx<HoldRow[]>`select * from holds where id = any(${ids})`;
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+const applyAll = (ctx: LedgerContext, released: { id: string; userId: bigint; posted: bigint }[]) =>
+  Promise.all(
+    released.map((hold) => releaseInRedis(ctx, { id: hold.id, userId: hold.userId }, hold.posted)),
+  ).then(() => {});
+
+/**
+ * Posts many holds inside the caller's transaction with a constant number of statements:
+ * the accounts are locked in id order, then one statement moves every pending hold (within
+ * its amount) to `posted`, writes their charge entries (business key `<holdId>:charge`),
+ * and updates each account's balance and spend once and each key's used budget once,
+ * whatever the number of its holds in the batch. A hold that is not pending gets its own
+ * answer (`existed`, `hold_voided`, `exceeds_hold`, `hold_not_found`) while the others land.
+ */
+export async function postMany(
+  ctx: LedgerContext,
+  tx: Sql,
+  items: PostItem[],
+): Promise<Staged<PostResult[]>> {
+  if (items.length === 0) return { result: [], afterCommit: async () => {} };
+  for (const item of items)
+    if (item.amountQuota < 0n) throw new RangeError("a posted amount cannot be negative");
+  const users = [...new Set(items.map((item) => item.userId))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for update`;
+  const column = <T>(pick: (item: PostItem) => T) => items.map(pick);
+  const posted = await tx<(HoldRow & { entry_id: bigint })[]>`
+    with v as (
+      select * from unnest(
+        ${column((item) => item.holdId)}::text[],
+        ${column((item) => item.amountQuota.toString())}::bigint[],
+        ${column((item) => item.details?.requestId ?? null)}::text[],
+        ${column((item) => item.details?.model ?? null)}::text[],
+        ${column((item) => item.details?.promptTokens ?? 0)}::int[],
+        ${column((item) => item.details?.completionTokens ?? 0)}::int[],
+        ${column((item) => item.details?.cacheReadTokens ?? 0)}::int[],
+        ${column((item) => item.details?.cacheWriteTokens ?? 0)}::int[]
+      ) as v(id, amount, request_id, model, pt, ct, crt, cwt)
+    ), hold as (
+      update holds h set state = 'posted', posted_quota = v.amount, resolved_at = now()
+      from v
+      where h.id = v.id and h.state = 'pending' and h.amount_quota >= v.amount
+      returning h.*
+    ), entry as (
+      insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
+        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens)
+      select hold.user_id, hold.key_id, hold.id, 'charge', -hold.posted_quota, hold.id || ':charge',
+        coalesce(v.request_id, hold.id), v.model, v.pt, v.ct, v.crt, v.cwt
+      from hold join v on v.id = hold.id
+      returning id, hold_id
+    ), account as (
+      update users u set balance_quota = u.balance_quota - s.total,
+                         spent_quota = u.spent_quota + s.total
+      from (select user_id, sum(posted_quota) as total from hold group by user_id) s
+      where u.id = s.user_id
+    ), key as (
+      update api_keys k set used_quota = k.used_quota + s.total
+      from (select key_id, sum(posted_quota) as total from hold
+            where key_id is not null group by key_id) s
+      where k.id = s.key_id
+    )
+    select hold.*, entry.id as entry_id from hold join entry on entry.hold_id = hold.id`;
+  const byId = new Map(posted.map((row) => [row.id, row]));
+  const others = await statesOf(
+    tx,
+    items.filter((item) => !byId.has(item.holdId)).map((item) => item.holdId),
+  );
+  const released: { id: string; userId: bigint; posted: bigint }[] = [];
+  const result = items.map((item): PostResult => {
+    const row = byId.get(item.holdId);
+    if (row) {
+      released.push({ id: row.id, userId: row.user_id, posted: item.amountQuota });
+      return { ok: true, existed: false, postedQuota: item.amountQuota, entryId: row.entry_id };
+    }
+    const hold = others.get(item.holdId);
+    if (!hold) return { ok: false, code: "hold_not_found" };
+    if (hold.state === "voided") return { ok: false, code: "hold_voided" };
+    if (hold.state === "pending") return { ok: false, code: "exceeds_hold" };
+    // Posted before: repeated so a process that died between commit and Redis is mended.
+    released.push({ id: hold.id, userId: hold.user_id, posted: hold.posted_quota ?? 0n });
+    return { ok: true, existed: true, postedQuota: hold.posted_quota ?? 0n, entryId: null };
+  });
+  return { result, afterCommit: () => applyAll(ctx, released) };
+}
+
+/** Voids many holds inside the caller's transaction, one statement; each gets its answer. */
+export async function voidMany(
+  ctx: LedgerContext,
+  tx: Sql,
+  holdIds: string[],
+): Promise<Staged<VoidResult[]>> {
+  if (holdIds.length === 0) return { result: [], afterCommit: async () => {} };
+  const voided = await tx<HoldRow[]>`
+    update holds set state = 'voided', resolved_at = now()
+    where id = any(${holdIds}) and state = 'pending'
+    returning *`;
+  const byId = new Map(voided.map((row) => [row.id, row]));
+  const others = await statesOf(
+    tx,
+    holdIds.filter((id) => !byId.has(id)),
+  );
+  const released: { id: string; userId: bigint; posted: bigint }[] = [];
+  const result = holdIds.map((id): VoidResult => {
+    const row = byId.get(id) ?? others.get(id);
+    if (!row) return { ok: false, code: "hold_not_found" };
+    if (row.state === "posted") return { ok: false, code: "hold_posted" };
+    released.push({ id: row.id, userId: row.user_id, posted: 0n });
+    return { ok: true, existed: !byId.has(id) };
+  });
+  return { result, afterCommit: () => applyAll(ctx, released) };
+}
