@@ -6,7 +6,7 @@
  * any failed. DATABASE_URL and REDIS_URL default to the local servers.
  */
 import { join } from "node:path";
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "./bench-lib.ts";
+import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "@gw/benchkit";
 
 const ROOT = join(import.meta.dir, "..");
 const BENCHES = [

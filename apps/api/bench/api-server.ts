@@ -6,8 +6,9 @@
  * removes its schema and keys. The RATE_LIMIT_* variables configure its limits as they
  * would main.ts's; BENCH_KEY_RPM_LIMIT gives the demo key an rpm_limit (default 0).
  */
+
+import { exitWithParent, openBenchStore, stringField } from "@gw/benchkit";
 import { LIMIT_ENV } from "@gw/ratelimit";
-import { exitWithParent, openBenchStore, stringField } from "../../../scripts/bench-lib.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { listenOptions } from "../src/server.ts";

@@ -20,7 +20,7 @@ import {
   runLoad,
   startChildServer,
   stringField,
-} from "../../../scripts/bench-lib.ts";
+} from "@gw/benchkit";
 
 const CONCURRENCY = [1, 16, 64];
 const WARMUP_MS = 400;

@@ -3,7 +3,7 @@
  * constant body once an Authorization header is present. No framework, no database.
  * Prints one JSON line `{"url"}` once it serves.
  */
-import { exitWithParent } from "../../../scripts/bench-lib.ts";
+import { exitWithParent } from "@gw/benchkit";
 
 const BODY = JSON.stringify({ balance: 10, total_spent: 0 });
 const UNAUTHORIZED = JSON.stringify({

@@ -6,8 +6,9 @@
  * (ADMIN_TOKEN, STORAGE_DIR, RATE_LIMIT_*, PG_POOL_MAX, ...). Prints one JSON line
  * `{"url"}` once it serves; stops on SIGTERM/SIGINT or when the parent's pipe closes.
  */
+
+import { exitWithParent } from "@gw/benchkit";
 import { connectPostgres, connectRedis } from "@gw/store";
-import { exitWithParent } from "../../../scripts/bench-lib.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { listenOptions } from "../src/server.ts";

@@ -5,8 +5,9 @@
  * real network service. Prints one JSON line `{"url","apiKey"}` once it serves; stops
  * on SIGTERM/SIGINT or when the parent bench's pipe closes.
  */
+
+import { exitWithParent } from "@gw/benchkit";
 import { startOpenAIImagesStub } from "@gw/providers/testing";
-import { exitWithParent } from "../../../scripts/bench-lib.ts";
 
 const latencyMs = Number(process.env.BENCH_STUB_LATENCY_MS ?? 20);
 if (!Number.isFinite(latencyMs) || latencyMs < 0)

@@ -7,7 +7,7 @@
  * WORKER_CONCURRENCY, PROVIDER_ROUTES, UPSTREAM_OPENAI_*, STORAGE_DIR, ...).
  */
 import { format } from "node:util";
-import { exitWithParent } from "../../../scripts/bench-lib.ts";
+import { exitWithParent } from "@gw/benchkit";
 
 const STARTED = /^\[worker\] (\S+) started/;
 let announced = false;

@@ -17,9 +17,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LIMIT_ENV } from "@gw/ratelimit";
-import type { IsolatedStore, Sql } from "@gw/store";
-import { quotaToUsd } from "@gw/tariffs";
 import {
   type ChildServer,
   fmtMs,
@@ -33,7 +30,10 @@ import {
   runLoad,
   startChildServer,
   stringField,
-} from "../../../scripts/bench-lib.ts";
+} from "@gw/benchkit";
+import { LIMIT_ENV } from "@gw/ratelimit";
+import type { IsolatedStore, Sql } from "@gw/store";
+import { quotaToUsd } from "@gw/tariffs";
 import {
   checkLedger,
   ledgerState,

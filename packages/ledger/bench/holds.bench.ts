@@ -14,7 +14,7 @@ import {
   printTable,
   reportErrors,
   runLoad,
-} from "../../../scripts/bench-lib.ts";
+} from "@gw/benchkit";
 import { ledgerSum, seedKey, seedUser } from "../src/fixtures.ts";
 import { createLedger } from "../src/index.ts";
 

@@ -14,7 +14,7 @@ import {
   printTable,
   reportErrors,
   runLoad,
-} from "../../../scripts/bench-lib.ts";
+} from "@gw/benchkit";
 import { createLimiter, type LimitPolicy } from "../src/index.ts";
 
 const CONCURRENCY = [1, 16, 64];

@@ -4,8 +4,9 @@
  * without migrating, on a random port. Prints one JSON line `{"url"}` once it serves,
  * and ends when the test that started it closes its stdin (see startChildServer).
  */
+
+import { exitWithParent } from "@gw/benchkit";
 import { connectPostgres, connectRedis } from "@gw/store";
-import { exitWithParent } from "../../../../scripts/bench-lib.ts";
 import { createApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 

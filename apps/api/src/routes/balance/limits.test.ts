@@ -3,7 +3,7 @@
 // key rpm_limit, X-Forwarded-For only from trusted proxies, and two apis sharing a window.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { startChildServer, stringField } from "../../../../../scripts/bench-lib.ts";
+import { startChildServer, stringField } from "@gw/benchkit";
 import { startTestApi, type TestApi } from "../../testing.ts";
 
 const LIMITED = {
