@@ -34,6 +34,7 @@ import {
 import { LIMIT_ENV } from "@gw/ratelimit";
 import type { IsolatedStore, Sql } from "@gw/store";
 import { quotaToUsd } from "@gw/tariffs";
+import { type BatchSizes, batchSizesIn, describeSizes } from "./images-batches.ts";
 import {
   checkLedger,
   ledgerState,
@@ -273,6 +274,7 @@ interface GatewayRun {
   window: Window;
   settled: Settled;
   phases: Phases;
+  batches: { submit: BatchSizes; settle: BatchSizes };
 }
 
 interface Run {
@@ -303,7 +305,8 @@ async function measureGateway(
   const window = { fromMs, toMs: fromMs + result.seconds * 1000 };
   const settled = await settledIn(sql, window);
   const phases = await phasesOf(sql, samples);
-  return { name: gateway.name, result, window, settled, phases };
+  const batches = await batchSizesIn(sql, window);
+  return { name: gateway.name, result, window, settled, phases, batches };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -366,7 +369,7 @@ function printAdded(runs: Run[]): void {
 }
 
 function printSettled(runs: Run[]): void {
-  const rows = runs.flatMap(({ concurrency, gateways }) =>
+  const rows = runs.flatMap(({ concurrency, base, gateways }) =>
     gateways.map(({ name, result, window, settled }) => {
       const seconds = (window.toMs - window.fromMs) / 1000;
       return [
@@ -377,18 +380,61 @@ function printSettled(runs: Run[]): void {
         fmtRate(settled.settled),
         fmtRate(settled.charges),
         fmtRate(settled.settled / seconds),
+        fmtRate(base.opsPerSecond),
+        fmtRatio(settled.settled / seconds, base.opsPerSecond),
       ];
     }),
   );
   printTable(
     "Settlement in each gateway run's measured window (counted in the bench schema)",
-    ["target", "concurrency", "window s", "answers/s", "settled", "charges", "settled/s"],
+    [
+      "target",
+      "concurrency",
+      "window s",
+      "answers/s",
+      "settled",
+      "charges",
+      "settled/s",
+      "baseline req/s",
+      "settled/baseline",
+    ],
     rows,
   );
   console.log(
     "  window s: the measured window; answers/s: 200 answers per second; settled: tasks completed in the\n" +
       "  window that carry their charge (warm-up tasks finishing late included); charges: charge entries\n" +
-      "  written in the window; settled/s: settled tasks per second.",
+      "  written in the window; settled/s: settled tasks per second; baseline req/s: the stub called\n" +
+      "  directly at the same concurrency; settled/baseline: the ratio of the two.",
+  );
+}
+
+function printBatches(runs: Run[]): void {
+  const rows: string[][] = [];
+  for (const { concurrency, gateways } of runs) {
+    for (const { name, batches } of gateways) {
+      rows.push([name, String(concurrency), "submit", ...describeSizes(batches.submit)]);
+      rows.push([name, String(concurrency), "settle", ...describeSizes(batches.settle)]);
+    }
+  }
+  printTable(
+    "Batch sizes: tasks per Postgres transaction in each measured window",
+    [
+      "target",
+      "concurrency",
+      "write",
+      "transactions",
+      "mean",
+      "p50",
+      "p90",
+      "max",
+      "tasks in >= 8",
+    ],
+    rows,
+  );
+  console.log(
+    "  submit: group-commit transactions inserting tasks + holds; settle: settlement transactions\n" +
+      "  completing tasks + posting holds (tasks sharing one transaction's now()); tasks in >= 8: the\n" +
+      "  share of tasks written by a transaction of at least 8.",
   );
 }
 
@@ -484,6 +530,7 @@ async function main(): Promise<number> {
   printLatency(runs);
   printAdded(runs);
   printSettled(runs);
+  printBatches(runs);
   printPhases(runs);
 
   const ledger = await checkLedger(store.sql, {
