@@ -35,7 +35,13 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
   });
   /** Sleeps, but not past a stop. */
   const pause = (ms: number) => Promise.race([Bun.sleep(ms), stopping]);
-  let freed: (() => void) | null = null;
+  /** Read loops waiting for a free slot; every one is woken when a job ends. */
+  let waiting: (() => void)[] = [];
+  const freed = () => {
+    const wake = waiting;
+    waiting = [];
+    for (const resume of wake) resume();
+  };
   const blocking: RedisClient[] = [];
 
   const dispatch = (job: Job) => {
@@ -52,7 +58,7 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
         );
       } finally {
         running.delete(key);
-        freed?.();
+        freed();
       }
     })();
     running.set(key, { job, done });
@@ -60,10 +66,7 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
 
   const untilFree = () =>
     new Promise<void>((resolve) => {
-      freed = () => {
-        freed = null;
-        resolve();
-      };
+      waiting.push(resolve);
     });
 
   const readLoop = async (partition: number) => {
@@ -134,7 +137,7 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
     async stop() {
       stopped = true;
       wake();
-      freed?.();
+      freed();
       await loops.catch(() => {});
       await Promise.allSettled([...running.values()].map((entry) => entry.done));
       clearInterval(touch);

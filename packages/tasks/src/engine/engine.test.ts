@@ -153,6 +153,67 @@ describe("the engine driven by a test kind", () => {
   }, 30_000);
 });
 
+describe("a worker at capacity", () => {
+  test("every partition's read loop resumes when a slot frees: 40 tasks on 4 partitions, 2 at once", async () => {
+    const userId = await account(100_000n);
+    const submitter = createSubmitter({ sql, redis, ledger, storage, prefix, partitions: 4, log });
+    const settler = createSettler({ storage, sql, redis, prefix, ledger, log });
+    const slow: KindRunner = {
+      async run(task) {
+        await Bun.sleep(5);
+        return {
+          ok: true,
+          volume: 1,
+          files: [
+            {
+              bytes: new TextEncoder().encode(task.prompt ?? ""),
+              contentType: "text/plain",
+              ext: "txt",
+            },
+          ],
+        };
+      },
+    };
+    const outcomes: string[] = [];
+    const consumer = startConsumer({
+      run: {
+        sql,
+        ledger,
+        storage,
+        settler,
+        lanes: new Lanes({}, 64),
+        kinds: { test: slow },
+        workerId: "w-capacity",
+        leaseMs: 30_000,
+        maxAttempts: 3,
+        settleRetryMs: 5_000,
+        log,
+      },
+      redis,
+      prefix,
+      partitions: 4,
+      capacity: 2,
+      claimIdleMs: 30_000,
+      onOutcome: (_id, outcome) => outcomes.push(outcome),
+    });
+    try {
+      const rows = await Promise.all(
+        Array.from({ length: 40 }, (_, index) => submitter.submit(call(userId, `job ${index}`))),
+      );
+      const deadline = Date.now() + 10_000;
+      while (outcomes.length < 40 && Date.now() < deadline) await Bun.sleep(20);
+      expect(outcomes.filter((outcome) => outcome === "completed")).toHaveLength(40);
+      const [row] = await sql<{ open: number }[]>`
+        select count(*)::int as open from tasks
+        where id = any(${rows.map((task) => task.id)}) and status <> 'completed'`;
+      expect(row!.open).toBe(0);
+      expect((await ledgerOf(userId)).charges).toBe(40n);
+    } finally {
+      await consumer.stop();
+    }
+  }, 20_000);
+});
+
 describe("reserve -> charge -> refund through the engine", () => {
   test("the reserve is charged at submission; completion refunds the unused part, failure all", async () => {
     const userId = await account(100_000n);
