@@ -35,7 +35,7 @@ export async function creditWithin(
   if (input.amountQuota <= 0n) throw new RangeError("a credit must be positive");
   const businessKey = input.businessKey ?? `credit:${randomUUID()}`;
   const [user] = await tx<{ id: bigint }[]>`
-    select id from users where id = ${input.userId} for update`;
+    select id from users where id = ${input.userId} for no key update`;
   if (!user) return { result: { ok: false, code: "user_not_found" }, afterCommit: async () => {} };
   const [existing] = await tx<{ id: bigint }[]>`
     select id from ledger_entries where business_key = ${businessKey}`;

@@ -185,6 +185,33 @@ export async function recordHold(ctx: LedgerContext, tx: Sql, input: HoldInput):
 }
 
 /**
+ * `recordHold` for many holds in one statement (a group commit's holds): all are written
+ * or, if any id is known already, `HoldExists` is thrown and the caller's transaction
+ * keeps none of them.
+ */
+export async function recordHolds(ctx: LedgerContext, tx: Sql, inputs: HoldInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  const ttl = (input: HoldInput) => Math.min(input.ttlMs ?? ctx.holdTtlMs, MAX_HOLD_TTL_MS);
+  const rows = await tx<{ id: string }[]>`
+    insert into holds (id, user_id, key_id, amount_quota, expires_at)
+    select v.id, v.user_id, v.key_id, v.amount, now() + v.ttl * interval '1 millisecond'
+    from unnest(
+      ${inputs.map((input) => input.holdId)}::text[],
+      ${inputs.map((input) => input.userId.toString())}::bigint[],
+      ${inputs.map((input) => input.keyId?.toString() ?? null)}::bigint[],
+      ${inputs.map((input) => input.amountQuota.toString())}::bigint[],
+      ${inputs.map(ttl)}::bigint[]
+    ) as v(id, user_id, key_id, amount, ttl)
+    on conflict (id) do nothing
+    returning id`;
+  if (rows.length !== inputs.length) {
+    const written = new Set(rows.map((row) => row.id));
+    const known = inputs.find((input) => !written.has(input.holdId));
+    throw new HoldExists(`hold ${known?.holdId} exists already`);
+  }
+}
+
+/**
  * Opens a hold: Redis admits it atomically against the wallet and the key budget, then
  * Postgres records it durably, then Redis confirms it. If Postgres fails, the Redis
  * reservation is released before the error is thrown, so a failed hold leaves nothing

@@ -1,7 +1,7 @@
 import type { RedisClient, Sql } from "@gw/store";
 import { DEFAULT_HOLD_TTL_MS, type LedgerContext } from "./context.ts";
 import { type CreditInput, credit, creditWithin } from "./credit.ts";
-import { findHold, hold, recheck, recordHold, reserve } from "./holds.ts";
+import { findHold, hold, recheck, recordHold, recordHolds, reserve } from "./holds.ts";
 import { prepay, refundWithin } from "./prepay.ts";
 import { reconcile } from "./reconcile.ts";
 import { post, postWithin, voidHold, voidWithin } from "./settle.ts";
@@ -35,6 +35,8 @@ export function createLedger(options: LedgerOptions) {
      */
     reserve: (input: HoldInput) => reserve(ctx, input),
     recordHold: (tx: Sql, input: HoldInput) => recordHold(ctx, tx, input),
+    /** `recordHold` for many holds in one statement; all or none. */
+    recordHolds: (tx: Sql, inputs: HoldInput[]) => recordHolds(ctx, tx, inputs),
     /** Checks a committed hold against the wallet as it is now; a refusal means void it. */
     recheck: (input: HoldInput) => recheck(ctx, input),
     post: (holdId: string, amountQuota: bigint, details?: ChargeDetails) =>

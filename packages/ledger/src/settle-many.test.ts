@@ -146,3 +146,58 @@ describe("postMany", () => {
     expect(await consistent(userId)).toBe(10_000n - charged);
   });
 });
+
+describe("recordHolds", () => {
+  test("a group commit's holds are written in one statement, and a known id keeps none", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const input = (holdId: string) => ({ holdId, userId, keyId: null, amountQuota: 100n });
+    const ids = ["rh-a", "rh-b", "rh-c"].map((id) => `${id}-${userId}`);
+    await tx((sql) => ledger.recordHolds(sql, ids.map(input)));
+    const written = await store.sql<{ id: string; state: string; amount_quota: bigint }[]>`
+      select id, state, amount_quota from holds where id = any(${ids}) order by id`;
+    expect(written.map((row) => [row.id, row.state, row.amount_quota])).toEqual(
+      ids.map((id) => [id, "pending", 100n]),
+    );
+    const fresh = `rh-d-${userId}`;
+    await expect(
+      tx((sql) => ledger.recordHolds(sql, [input(fresh), input(ids[0]!)])),
+    ).rejects.toThrow("exists already");
+    const [row] = await store.sql<{ count: number }[]>`
+      select count(*)::int as count from holds where id = ${fresh}`;
+    expect(row!.count).toBe(0);
+  });
+});
+
+describe("a settlement batch and new holds of the same account", () => {
+  test("a new hold is recorded while a batch holds the account's row (no key lock conflict)", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const [pending] = await holds(userId, null, 1);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const batch = tx(async (sql) => {
+      await ledger.postMany(sql, [{ holdId: pending!, userId, amountQuota: 100n }]);
+      locked();
+      await held;
+    });
+    await isLocked;
+    // The hold's foreign key takes a key-share lock on the account row: it must not wait
+    // for the batch, or submissions of a busy account queue behind its settlements.
+    const recorded = await Promise.race([
+      tx((sql) =>
+        ledger.recordHolds(sql, [
+          { holdId: `nk-${userId}`, userId, keyId: null, amountQuota: 100n },
+        ]),
+      ).then(() => "recorded"),
+      Bun.sleep(2_000).then(() => "blocked"),
+    ]);
+    release();
+    await batch;
+    expect(recorded).toBe("recorded");
+  });
+});

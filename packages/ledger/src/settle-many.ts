@@ -43,7 +43,7 @@ export async function postMany(
   const users = [...new Set(items.map((item) => item.userId))].sort((a, b) =>
     a < b ? -1 : a > b ? 1 : 0,
   );
-  await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for update`;
+  await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for no key update`;
   const column = <T>(pick: (item: PostItem) => T) => items.map(pick);
   const posted = await tx<(HoldRow & { entry_id: bigint })[]>`
     with v as (

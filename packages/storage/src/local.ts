@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { assertKey, assertPrefix, contentTypeOf, isValidKey } from "./keys.ts";
@@ -11,12 +10,6 @@ const MISSING = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
 function errorCode(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
-
-/**
- * Files up to this size are written with synchronous calls: three thread-pool round trips
- * (mkdir, write, rename) cost more than the few microseconds the writes block the loop.
- */
-const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
 function isMissing(error: unknown): boolean {
   const code = errorCode(error);
@@ -45,28 +38,12 @@ export function createLocalStorage(dir: string): Storage {
     }
   }
 
-  /** The synchronous `makeDir` + write + rename of a small file. */
-  function putSmall(path: string, temp: string, bytes: Uint8Array): void {
-    try {
-      mkdirSync(dirname(path));
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") mkdirSync(dirname(path), { recursive: true });
-      else if (errorCode(error) !== "EEXIST") throw error;
-    }
-    writeFileSync(temp, bytes);
-    renameSync(temp, path);
-  }
-
   async function put(key: string, bytes: Uint8Array, _contentType: string): Promise<void> {
     assertKey(key);
     const path = pathOf(key);
     const temp = `${path}.~${randomUUID()}`;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (bytes.byteLength <= SYNC_WRITE_MAX_BYTES) {
-          putSmall(path, temp, bytes);
-          return;
-        }
         await makeDir(dirname(path));
         await writeFile(temp, bytes);
         await rename(temp, path);

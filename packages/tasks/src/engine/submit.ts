@@ -64,8 +64,12 @@ export class SubmitRefused extends Error {
 
 interface Pending {
   task: NewTask;
-  /** Writes the money side in the batch's transaction: the hold, or the reserve's charge. */
-  record: (tx: Sql) => Promise<unknown>;
+  /**
+   * The money side in the batch's transaction: a hold (written with the batch's other
+   * holds in one statement), or a reserve's charge (written by `record`).
+   */
+  hold?: HoldInput;
+  record?: (tx: Sql) => Promise<unknown>;
 }
 
 const LATE_REFUSALS = {
@@ -109,7 +113,11 @@ export function createSubmitter(deps: SubmitDeps) {
             tx,
             items.map((item) => item.task),
           ),
-          Promise.all(ordered.map((item) => item.record(tx))),
+          ledger.recordHolds(
+            tx,
+            ordered.flatMap((item) => (item.hold ? [item.hold] : [])),
+          ),
+          Promise.all(ordered.map((item) => item.record?.(tx))),
         ]);
         return inserted;
       });
@@ -158,6 +166,7 @@ export function createSubmitter(deps: SubmitDeps) {
     };
     const money = call.money ?? "hold";
     let record: Pending["record"];
+    let holdRow: HoldInput | undefined;
     let release: () => Promise<void>;
     let confirm: () => Promise<{ ok: true } | LedgerError>;
     if (money === "reserve") {
@@ -173,7 +182,7 @@ export function createSubmitter(deps: SubmitDeps) {
         throw refusal(reserved, call.holdQuota);
       }
       const reservation: Reservation = reserved.reservation;
-      record = (tx) => ledger.recordHold(tx, hold);
+      holdRow = hold;
       release = reservation.release;
       confirm = reservation.confirm;
     }
@@ -182,7 +191,8 @@ export function createSubmitter(deps: SubmitDeps) {
       for (const [index, upload] of (call.uploads ?? []).entries())
         await deps.storage.put(uploadKey(id, index), upload.bytes, upload.contentType);
       row = await batcher.add({
-        record,
+        ...(record ? { record } : {}),
+        ...(holdRow ? { hold: holdRow } : {}),
         task: {
           id,
           kind: call.kind,
