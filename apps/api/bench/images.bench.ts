@@ -471,10 +471,11 @@ function printPhases(runs: Run[]): void {
     rows,
   );
   console.log(
-    "  submit: client sends -> the task's hold transaction begins (HTTP, auth, validation, Redis hold);\n" +
-      "  queue: -> a worker claims it (hold commit, XADD, XREADGROUP, claim); run: -> settlement begins\n" +
-      "  (upstream call, file write); answer: -> the client has the body (charge, commit, publish, api\n" +
-      "  wakes, reads the file, base64); upstream ms: the baseline's latency at the same concurrency.",
+    "  submit: client sends -> the group commit holding its task begins (HTTP, auth, validation, Redis\n" +
+      "  admission); queue: -> a worker starts it (the commit, hold confirm, XADD, XREADGROUP); run: ->\n" +
+      "  its settlement batch begins (upstream call, file write, waiting for the batch); answer: -> the\n" +
+      "  client has the body (charge, commit, announcement with the image, api wakes and answers);\n" +
+      "  upstream ms: the baseline's latency at the same concurrency.",
   );
 }
 
