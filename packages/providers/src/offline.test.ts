@@ -22,8 +22,13 @@ function job(overrides: Partial<ImageJob>): ImageJob {
   };
 }
 
-function source(width: number, height: number, field = "image_url", seed = "src"): SourceImage {
-  const bytes = encodeImage(pictureLine(digestOf(seed), width, height), "jpeg");
+async function source(
+  width: number,
+  height: number,
+  field = "image_url",
+  seed = "src",
+): Promise<SourceImage> {
+  const bytes = await encodeImage(pictureLine(digestOf(seed), width, height), "jpeg");
   return { field, bytes, contentType: "image/jpeg", filename: "source.jpg" };
 }
 
@@ -87,8 +92,8 @@ describe("operations on sources", () => {
   test("edits answer n images of the requested size, tinted by the first source", async () => {
     const edit = (images: SourceImage[]) =>
       provider.run(job({ operation: "image-to-image", input: { n: 2, size: "96x64" }, images }));
-    const one = files(await edit([source(40, 30, "image_urls", "one")]));
-    const other = files(await edit([source(40, 30, "image_urls", "other")]));
+    const one = files(await edit([await source(40, 30, "image_urls", "one")]));
+    const other = files(await edit([await source(40, 30, "image_urls", "other")]));
     expect(one).toHaveLength(2);
     expect(await dims(one[0]!)).toEqual({ format: "png", width: 96, height: 64 });
     expect(other[0]!.bytes).not.toEqual(one[0]!.bytes);
@@ -98,7 +103,7 @@ describe("operations on sources", () => {
           model: "patch-edit",
           operation: "region-edit",
           input: {},
-          images: [source(40, 30), source(40, 30, "mask_url", "mask")],
+          images: [await source(40, 30), await source(40, 30, "mask_url", "mask")],
         }),
       ),
     );
@@ -106,14 +111,14 @@ describe("operations on sources", () => {
   });
 
   test("upscale multiplies the source size by scale, capped at 8192 per side", async () => {
-    const up = (scale: number, width: number, height: number) =>
+    const up = async (scale: number, width: number, height: number) =>
       provider.run(
         job({
           model: "crisp-upscale",
           operation: "upscale",
           prompt: undefined,
           input: { scale },
-          images: [source(width, height)],
+          images: [await source(width, height)],
         }),
       );
     expect(await dims(files(await up(4, 120, 90))[0]!)).toEqual({
@@ -141,7 +146,7 @@ describe("operations on sources", () => {
           operation: "layer-separation",
           prompt: undefined,
           input: { layers: 3 },
-          images: [source(80, 50)],
+          images: [await source(80, 50)],
         }),
       ),
     );
@@ -162,7 +167,7 @@ describe("operations on sources", () => {
       provider.run(
         job({ model: "atlas-segment", operation: "segment-map", prompt: undefined, input, images }),
       );
-    const out = files(await segment({}, [source(64, 48)]));
+    const out = files(await segment({}, [await source(64, 48)]));
     expect(out.length).toBeGreaterThanOrEqual(4);
     expect(out.length).toBeLessThanOrEqual(8);
     expect(out.map((file) => file.index)).toEqual([...out.keys()]);
@@ -179,7 +184,7 @@ describe("operations on sources", () => {
       }
     }
     expect(new Set(coverage)).toEqual(new Set([1]));
-    expect(files(await segment({ max_masks: 2 }, [source(64, 48)]))).toHaveLength(2);
+    expect(files(await segment({ max_masks: 2 }, [await source(64, 48)]))).toHaveLength(2);
     const [unsized] = files(await segment({ max_masks: 1 }, []));
     expect(await dims(unsized!)).toEqual({ format: "png", width: 512, height: 512 });
   });

@@ -198,14 +198,16 @@ async function pictures(context: Context, sourceDigest: string | undefined): Pro
       index,
       sourceDigest,
     );
-    files.push(file(encodeImage(pictureLine(digest, size.width, size.height), format), format));
+    files.push(
+      file(await encodeImage(pictureLine(digest, size.width, size.height), format), format),
+    );
     await yieldToEventLoop();
   }
   return files;
 }
 
 /** One picture of the source size times `scale`, shrunk evenly to fit 8192 per side. */
-function upscale(context: Context): Outcome {
+async function upscale(context: Context): Promise<Outcome> {
   const { job, format, source } = context;
   if (!source) return needsSource(job.operation);
   const scale = integerInput(context, "scale", 2, 16);
@@ -215,7 +217,7 @@ function upscale(context: Context): Outcome {
   const w = Math.max(1, Math.floor(width * factor));
   const h = Math.max(1, Math.floor(height * factor));
   const digest = digestOf(job.model, "upscale", source.digest);
-  return [file(encodeImage(pictureLine(digest, w, h), format), format)];
+  return [file(await encodeImage(pictureLine(digest, w, h), format), format)];
 }
 
 /** `layers` RGBA PNGs of the source size: an opaque background, then one region each. */
@@ -230,7 +232,9 @@ async function layers(context: Context): Promise<Outcome> {
   const cuts = regionCuts(digest, width + height - 1, count);
   const files: OutputFile[] = [];
   for (let index = 0; index < count; index++) {
-    files.push(file(encodeImage(layerLine(digest, cuts, index, width, height), "png"), "png"));
+    files.push(
+      file(await encodeImage(layerLine(digest, cuts, index, width, height), "png"), "png"),
+    );
     await yieldToEventLoop();
   }
   return files;
@@ -251,7 +255,7 @@ async function segments(context: Context): Promise<Outcome> {
   const cuts = regionCuts(digest, width + height - 1, count);
   const files: OutputFile[] = [];
   for (let index = 0; index < count; index++) {
-    const bytes = encodeImage(maskLine(cuts, index, width, height), "png");
+    const bytes = await encodeImage(maskLine(cuts, index, width, height), "png");
     files.push({ ...file(bytes, "png"), index, name: SEGMENT_NAMES[index] ?? `region-${index}` });
     await yieldToEventLoop();
   }

@@ -42,7 +42,7 @@ const [user] = await sql<{ id: bigint }[]>`insert into users (name) values ('t')
 const userId = user!.id;
 await ledger.credit({ userId, amountQuota: 1_000_000n });
 const catalog = await loadCatalog();
-const smallPng = encodeImage(
+const smallPng = await encodeImage(
   { width: 4, height: 4, channels: 1, line: new Uint8Array(7).fill(128) },
   "png",
 );

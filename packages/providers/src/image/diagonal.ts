@@ -1,8 +1,8 @@
 /**
  * A diagonal image: pixel (x, y) is `line[x + y]`, so the whole picture is described by
- * `width + height - 1` pixels. Every encoder here exploits that: PNG rows are shifted
- * copies, JPEG blocks repeat along diagonals, and WebP rows are one backward reference.
- * It is how the offline provider makes real, decodable 4K images in milliseconds.
+ * `width + height - 1` pixels (row y is the line from pixel y on). The offline provider
+ * draws its pictures, masks and layers this way and `encodeImage` (sharp) encodes them;
+ * identical lines hit the encoded-file cache.
  */
 export interface DiagonalImage {
   width: number;

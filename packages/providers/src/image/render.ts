@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
+import sharp from "sharp";
 import { assertDiagonal, type DiagonalImage } from "./diagonal.ts";
-import { encodeJpeg } from "./jpeg.ts";
-import { encodePng } from "./png.ts";
-import { encodeWebp } from "./webp.ts";
 
 export type OutputFormat = "png" | "jpeg" | "webp";
 export const CONTENT_TYPES: Record<OutputFormat, string> = {
@@ -124,15 +122,40 @@ class EncodedCache {
 const CACHE_BYTES = 64 * 1024 * 1024;
 const cache = new EncodedCache(CACHE_BYTES);
 
+/** The full pixel buffer of a diagonal image: row y is the line from pixel y on. */
+function rawPixels({ width, height, channels, line }: DiagonalImage): Buffer {
+  const raw = Buffer.allocUnsafe(width * height * channels);
+  const rowBytes = width * channels;
+  for (let y = 0; y < height; y++)
+    raw.set(line.subarray(y * channels, y * channels + rowBytes), y * rowBytes);
+  return raw;
+}
+
+/**
+ * Encodes through libvips (sharp): PNG and WebP lossless (fast settings: these are
+ * generated pictures), JPEG at quality 90. Greyscale masks stay one channel, layers keep
+ * their alpha.
+ */
+async function encodeWithSharp(image: DiagonalImage, format: OutputFormat): Promise<Uint8Array> {
+  const { width, height, channels } = image;
+  let pipeline = sharp(rawPixels(image), { raw: { width, height, channels } });
+  if (channels === 1) pipeline = pipeline.toColourspace("b-w");
+  const encoded =
+    format === "png"
+      ? pipeline.png({ compressionLevel: 3, adaptiveFiltering: false })
+      : format === "jpeg"
+        ? pipeline.jpeg({ quality: 90, chromaSubsampling: "4:2:0" })
+        : pipeline.webp({ lossless: true, effort: 0 });
+  return new Uint8Array(await encoded.toBuffer());
+}
+
 /** Encodes a diagonal image; the result is a fresh copy the caller may keep or change. */
-export function encodeImage(image: DiagonalImage, format: OutputFormat): Uint8Array {
+export async function encodeImage(image: DiagonalImage, format: OutputFormat): Promise<Uint8Array> {
   assertDiagonal(image);
   const key = `${format}:${image.width}x${image.height}:${image.channels}:${bytesDigest(image.line)}`;
   let encoded = cache.get(key);
   if (!encoded) {
-    if (format === "png") encoded = encodePng(image);
-    else if (format === "jpeg") encoded = encodeJpeg(image);
-    else encoded = encodeWebp(image);
+    encoded = await encodeWithSharp(image, format);
     cache.set(key, encoded);
   }
   return encoded.slice();

@@ -37,8 +37,13 @@ function job(overrides: Partial<ImageJob> = {}): ImageJob {
   };
 }
 
-function png(width: number, height: number, field: string, filename: string): SourceImage {
-  const bytes = encodeImage(pictureLine(digestOf(filename), width, height), "png");
+async function png(
+  width: number,
+  height: number,
+  field: string,
+  filename: string,
+): Promise<SourceImage> {
+  const bytes = await encodeImage(pictureLine(digestOf(filename), width, height), "png");
   return { field, bytes, contentType: "image/png", filename };
 }
 
@@ -105,10 +110,10 @@ describe("generations", () => {
 describe("edits", () => {
   test("several images go as image[] parts with a mask part and the fields", async () => {
     const images = [
-      png(40, 30, "image_urls", "a.png"),
-      png(20, 10, "image_urls", "b.png"),
-      png(16, 16, "input_urls", "c.png"),
-      png(40, 30, "mask_url", "mask.png"),
+      await png(40, 30, "image_urls", "a.png"),
+      await png(20, 10, "image_urls", "b.png"),
+      await png(16, 16, "input_urls", "c.png"),
+      await png(40, 30, "mask_url", "mask.png"),
     ];
     const result = await provider().run(
       job({
@@ -138,7 +143,7 @@ describe("edits", () => {
 
   test("one image goes as a single image part", async () => {
     await provider().run(
-      job({ operation: "region-edit", images: [png(8, 8, "image_url", "one.png")] }),
+      job({ operation: "region-edit", images: [await png(8, 8, "image_url", "one.png")] }),
     );
     expect(apiRequests()[0]!.multipart!.files.map((file) => file.name)).toEqual(["image"]);
   });

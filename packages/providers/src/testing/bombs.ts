@@ -46,7 +46,10 @@ export function pngBomb(width: number, height: number): Uint8Array {
   );
 }
 
-/** A baseline JPEG frame header (SOF0, three components) declaring the size, then EOI. */
+/**
+ * A JFIF header (APP0, as every real encoder writes), then a baseline frame header (SOF0,
+ * three components) declaring the size, then EOI.
+ */
 export function jpegBomb(width: number, height: number): Uint8Array {
   const frame = new Uint8Array([
     0xff, 0xc0, 0x00, 0x11, 0x08, 0, 0, 0, 0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11,
@@ -55,7 +58,11 @@ export function jpegBomb(width: number, height: number): Uint8Array {
   const view = new DataView(frame.buffer);
   view.setUint16(5, height);
   view.setUint16(7, width);
-  return concat(new Uint8Array([0xff, 0xd8]), frame, new Uint8Array([0xff, 0xd9]));
+  const jfif = new Uint8Array([
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01,
+    0x00, 0x00,
+  ]);
+  return concat(new Uint8Array([0xff, 0xd8]), jfif, frame, new Uint8Array([0xff, 0xd9]));
 }
 
 /** An extended WebP (RIFF, VP8X) declaring the canvas size, up to 2^24 per side. */

@@ -331,12 +331,12 @@ class StubServer {
     const data: ({ b64_json: string } | { url: string })[] = [];
     for (let i = 0; i < request.n; i++) {
       if (request.responseFormat === "b64_json") {
-        data.push({ b64_json: this.base64Of(request, i) });
+        data.push({ b64_json: await this.base64Of(request, i) });
         continue;
       }
       const id = `${randomUUID()}.${request.format}`;
       this.files.set(id, {
-        bytes: this.imageBytes(request, i),
+        bytes: await this.imageBytes(request, i),
         type: CONTENT_TYPES[request.format],
       });
       if (this.files.size > (this.options.maxFiles ?? 1000)) {
@@ -352,7 +352,7 @@ class StubServer {
     return request.size === undefined || this.options.fast === true;
   }
 
-  private imageBytes(request: ImageRequest, index: number): Uint8Array {
+  private imageBytes(request: ImageRequest, index: number): Promise<Uint8Array> {
     if (this.small(request)) {
       return encodeImage(pictureLine(digestOf("stub"), SMALL_SIDE, SMALL_SIDE), request.format);
     }
@@ -363,13 +363,13 @@ class StubServer {
     );
   }
 
-  private base64Of(request: ImageRequest, index: number): string {
+  private async base64Of(request: ImageRequest, index: number): Promise<string> {
     if (!this.small(request)) {
-      return Buffer.from(this.imageBytes(request, index)).toString("base64");
+      return Buffer.from(await this.imageBytes(request, index)).toString("base64");
     }
     let cached = this.smallBase64.get(request.format);
     if (!cached) {
-      cached = Buffer.from(this.imageBytes(request, index)).toString("base64");
+      cached = Buffer.from(await this.imageBytes(request, index)).toString("base64");
       this.smallBase64.set(request.format, cached);
     }
     return cached;
@@ -380,7 +380,7 @@ class StubServer {
  * A local stand-in for the OpenAI Images API on 127.0.0.1 (random port): bearer auth, the
  * required fields, generations (JSON) and edits (multipart), `n` and `response_format`
  * honoured, URL results served from its own `/files/...`, real images from the offline
- * encoders. Tests script failures per request; benchmarks use `fast` and `latencyMs`.
+ * provider's renderer. Tests script failures per request; benchmarks use `fast` and `latencyMs`.
  */
 export async function startOpenAIImagesStub(
   options: OpenAIImagesStubOptions = {},
