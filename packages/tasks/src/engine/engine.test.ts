@@ -15,7 +15,7 @@ import { findTask, insertTasks, type TaskRow } from "../records.ts";
 import { startConsumer } from "./consume.ts";
 import type { KindRunner } from "./kind.ts";
 import { Lanes } from "./lanes.ts";
-import { createSettler } from "./settle.ts";
+import { createSettler, type Settler } from "./settle.ts";
 import { createSubmitter } from "./submit.ts";
 
 const store = await createTestStore({ poolMax: 20 });
@@ -80,6 +80,37 @@ const echo: KindRunner = {
   },
 };
 
+/** A worker's consumer over the test store running `kind`, and the outcomes it reports. */
+function startWorker(
+  settler: Settler,
+  kind: KindRunner,
+  options: { workerId: string; partitions: number; capacity: number; lanes: number },
+) {
+  const outcomes: string[] = [];
+  const consumer = startConsumer({
+    run: {
+      sql,
+      ledger,
+      storage,
+      settler,
+      lanes: new Lanes({}, options.lanes),
+      kinds: { test: kind },
+      workerId: options.workerId,
+      leaseMs: 30_000,
+      maxAttempts: 3,
+      settleRetryMs: 5_000,
+      log,
+    },
+    redis,
+    prefix,
+    partitions: options.partitions,
+    capacity: options.capacity,
+    claimIdleMs: 30_000,
+    onOutcome: (_id, outcome) => outcomes.push(outcome),
+  });
+  return { consumer, outcomes };
+}
+
 async function ledgerOf(userId: bigint) {
   const [row] = await sql<{ balance: bigint; sum: bigint; charges: bigint; pending: bigint }[]>`
     select u.balance_quota as balance,
@@ -95,27 +126,11 @@ describe("the engine driven by a test kind", () => {
     const users = await Promise.all([account(100_000n), account(100_000n), account(100_000n)]);
     const submitter = createSubmitter({ sql, redis, ledger, storage, prefix, partitions: 3, log });
     const settler = createSettler({ storage, sql, redis, prefix, ledger, log });
-    const outcomes: string[] = [];
-    const consumer = startConsumer({
-      run: {
-        sql,
-        ledger,
-        storage,
-        settler,
-        lanes: new Lanes({}, 64),
-        kinds: { test: echo },
-        workerId: "w1",
-        leaseMs: 30_000,
-        maxAttempts: 3,
-        settleRetryMs: 5_000,
-        log,
-      },
-      redis,
-      prefix,
+    const { consumer, outcomes } = startWorker(settler, echo, {
+      workerId: "w1",
       partitions: 3,
       capacity: 256,
-      claimIdleMs: 30_000,
-      onOutcome: (_id, outcome) => outcomes.push(outcome),
+      lanes: 64,
     });
     try {
       const rows = await Promise.all(
@@ -174,27 +189,11 @@ describe("a worker at capacity", () => {
         };
       },
     };
-    const outcomes: string[] = [];
-    const consumer = startConsumer({
-      run: {
-        sql,
-        ledger,
-        storage,
-        settler,
-        lanes: new Lanes({}, 64),
-        kinds: { test: slow },
-        workerId: "w-capacity",
-        leaseMs: 30_000,
-        maxAttempts: 3,
-        settleRetryMs: 5_000,
-        log,
-      },
-      redis,
-      prefix,
+    const { consumer, outcomes } = startWorker(settler, slow, {
+      workerId: "w-capacity",
       partitions: 4,
       capacity: 2,
-      claimIdleMs: 30_000,
-      onOutcome: (_id, outcome) => outcomes.push(outcome),
+      lanes: 64,
     });
     try {
       const rows = await Promise.all(
@@ -238,27 +237,11 @@ describe("reserve -> charge -> refund through the engine", () => {
         };
       },
     };
-    const outcomes: string[] = [];
-    const consumer = startConsumer({
-      run: {
-        sql,
-        ledger,
-        storage,
-        settler,
-        lanes: new Lanes({}, 8),
-        kinds: { test: seconds },
-        workerId: "w2",
-        leaseMs: 30_000,
-        maxAttempts: 3,
-        settleRetryMs: 5_000,
-        log,
-      },
-      redis,
-      prefix,
+    const { consumer, outcomes } = startWorker(settler, seconds, {
+      workerId: "w2",
       partitions: 2,
       capacity: 64,
-      claimIdleMs: 30_000,
-      onOutcome: (_id, outcome) => outcomes.push(outcome),
+      lanes: 8,
     });
     try {
       const rows = await Promise.all(
