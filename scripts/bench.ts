@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: the hold-admission bench, the rate-limiter bench, the
+ * `bun run bench`: the hold-admission bench, the spend-history bench, the rate-limiter bench, the
  * GET /v1/balance bench (limiter off and on), then the image generation bench (gateway
  * against the stub upstream called directly), one after the other (they would skew each
  * other on a small machine). Output is passed through; the exit code is non-zero if
@@ -11,6 +11,7 @@ import { BENCH_DATABASE_URL, BENCH_REDIS_URL } from "@gw/benchkit";
 const ROOT = join(import.meta.dir, "..");
 const BENCHES = [
   "packages/ledger/bench/holds.bench.ts",
+  "packages/ledger/bench/history.bench.ts",
   "packages/ratelimit/bench/limiter.bench.ts",
   "apps/api/bench/balance.bench.ts",
   "apps/api/bench/images.bench.ts",

@@ -29,12 +29,19 @@ import { QUOTE_MAX_BODY_BYTES, quoteRoutes } from "./routes/media/quote.ts";
 import { generateContentModelRoutes } from "./routes/models/generate-content.ts";
 import { modelRoutes } from "./routes/models/index.ts";
 import { msgcompatModelRoutes } from "./routes/models/msgcompat.ts";
+import { COUNT_TOKENS_AUTH, COUNT_TOKENS_PATHS, countTokensRoutes } from "./routes/tokens/index.ts";
 import { usageRoutes } from "./routes/usage/index.ts";
 
 export interface AppDeps {
   config: ApiConfig;
   sql: Sql;
   redis: RedisClient;
+}
+
+/** How the body gate reads a route's key: message-API routes take `x-api-key` too. */
+const apiKeyRoutes = new Set<string>(COUNT_TOKENS_PATHS);
+function bodyAuth(route: string) {
+  return apiKeyRoutes.has(route) ? COUNT_TOKENS_AUTH : undefined;
 }
 
 /**
@@ -107,13 +114,14 @@ export async function createApp({ config, sql, redis }: AppDeps) {
         gate: ({ request, route, server }) =>
           route.startsWith(ADMIN_PREFIX)
             ? checkAdminToken(config.adminToken, request)
-            : context.auth.requireKey(request, server),
+            : context.auth.requireKey(request, server, bodyAuth(route)),
       }),
     )
     .use(closuresPlugin(closures))
     .use(docsPlugin())
     .use(balanceRoutes(context))
     .use(usageRoutes(context))
+    .use(countTokensRoutes(context))
     .use(billingRoutes(context))
     .use(modelRoutes(context))
     .use(msgcompatModelRoutes(context))

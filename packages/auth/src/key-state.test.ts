@@ -101,6 +101,25 @@ describe("checkKey", () => {
     expect(outcome(facts, "read_only")).toBe(readOnly);
   });
 
+  // spend_history (spec 4.10): an exhausted key may read, a disabled or expired one not.
+  test.each([
+    ["healthy", {}, "ok"],
+    ["deleted", { deleted: true }, "key_deleted"],
+    ["account disabled", { userStatus: "disabled" }, "account_disabled"],
+    ["key disabled", { status: "disabled" }, "key_disabled"],
+    ["expired", { expiresAt: NOW - 1 }, "key_expired"],
+    ["exhausted", { quotaLimit: 100n, usedQuota: 100n }, "ok"],
+    ["zero limit", { quotaLimit: 0n, usedQuota: 0n }, "ok"],
+    ["expired and exhausted", { expiresAt: NOW - 1, quotaLimit: 1n, usedQuota: 1n }, "key_expired"],
+    [
+      "exhausted and ip not allowed",
+      { quotaLimit: 1n, usedQuota: 1n, allowedIps: ["10.0.0.0/8"] },
+      "ip_not_allowed",
+    ],
+  ] as [string, Partial<KeyFacts>, Expect][])("%s: spend_history → %p", (_, changes, expected) => {
+    expect(outcome({ ...healthy, ...changes }, "spend_history")).toBe(expected);
+  });
+
   test("a restricted key refuses a client whose address is unknown", () => {
     const facts = { ...healthy, allowedIps: ["0.0.0.0/0", "::/0"] };
     expect(outcome(facts, "ordinary", null)).toBe("ip_not_allowed");

@@ -1,6 +1,13 @@
 import { ipAllowed } from "./ip.ts";
 
-export type AuthMode = "ordinary" | "read_only";
+/**
+ * - `ordinary`: every paid or model call; a disabled, expired or exhausted key is refused.
+ * - `read_only` (`/api/usage/token/`, `/api/log/token`): a key may inspect itself in any state
+ *   but deleted, if its account is active.
+ * - `spend_history` (`/api/usage/self/*`, spec 4.10): an exhausted key may read the account's
+ *   history (to see where its budget went); a disabled or expired one may not.
+ */
+export type AuthMode = "ordinary" | "read_only" | "spend_history";
 
 export interface KeyFacts {
   status: "enabled" | "disabled";
@@ -51,6 +58,7 @@ function keyRejection(facts: KeyFacts, mode: AuthMode, now: number): KeyRejectio
   if (mode === "read_only") return null;
   if (facts.status !== "enabled") return "key_disabled";
   if (isExpired(facts.expiresAt, now)) return "key_expired";
+  if (mode === "spend_history") return null;
   if (isExhausted(facts)) return "key_exhausted";
   return null;
 }

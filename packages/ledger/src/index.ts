@@ -1,5 +1,6 @@
 export { DEFAULT_HOLD_TTL_MS } from "./context.ts";
 export type { CreditInput, CreditResult } from "./credit.ts";
+export * from "./history/index.ts";
 export type { Reservation } from "./holds.ts";
 export { createLedger, type Ledger, type LedgerOptions } from "./ledger.ts";
 export type { Prepaid, RefundResult } from "./prepay.ts";

@@ -118,8 +118,12 @@ export async function refundWithin(
   if (refund > 0n) {
     await tx`
       with entry as (
-        insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key, request_id)
-        values (${row.user_id}, ${row.key_id}, ${row.id}, 'refund', ${refund}, ${`${row.id}:refund`}, ${row.id})
+        insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
+          request_id, model)
+        select ${row.user_id}, ${row.key_id}, ${row.id}, 'refund', ${refund}, ${`${row.id}:refund`},
+          coalesce(charge.request_id, ${row.id}), charge.model
+        from (select 1) one
+        left join ledger_entries charge on charge.business_key = ${`${row.id}:charge`}
       ), account as (
         update users set balance_quota = balance_quota + ${refund}, spent_quota = spent_quota - ${refund}
         where id = ${row.user_id}

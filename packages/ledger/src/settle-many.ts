@@ -55,8 +55,10 @@ export async function postMany(
         ${column((item) => item.details?.promptTokens ?? 0)}::int[],
         ${column((item) => item.details?.completionTokens ?? 0)}::int[],
         ${column((item) => item.details?.cacheReadTokens ?? 0)}::int[],
-        ${column((item) => item.details?.cacheWriteTokens ?? 0)}::int[]
-      ) as v(id, amount, request_id, model, pt, ct, crt, cwt)
+        ${column((item) => item.details?.cacheWriteTokens ?? 0)}::int[],
+        ${column((item) => (item.details?.isStream ? 1 : 0))}::int[],
+        ${column((item) => (item.details?.other ? JSON.stringify(item.details.other) : null))}::text[]
+      ) as v(id, amount, request_id, model, pt, ct, crt, cwt, stream, other)
     ), hold as (
       update holds h set state = 'posted', posted_quota = v.amount, resolved_at = now()
       from v
@@ -64,9 +66,10 @@ export async function postMany(
       returning h.*
     ), entry as (
       insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
-        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens)
+        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
+        is_stream, other)
       select hold.user_id, hold.key_id, hold.id, 'charge', -hold.posted_quota, hold.id || ':charge',
-        coalesce(v.request_id, hold.id), v.model, v.pt, v.ct, v.crt, v.cwt
+        coalesce(v.request_id, hold.id), v.model, v.pt, v.ct, v.crt, v.cwt, v.stream = 1, v.other::jsonb
       from hold join v on v.id = hold.id
       returning id, hold_id
     ), account as (

@@ -52,10 +52,12 @@ export async function postWithin(
       returning *
     ), entry as (
       insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
-        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens)
+        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
+        is_stream, other)
       select user_id, key_id, id, 'charge', ${-amountQuota}, ${`${holdId}:charge`},
         ${details.requestId ?? holdId}, ${details.model ?? null}, ${details.promptTokens ?? 0},
-        ${details.completionTokens ?? 0}, ${details.cacheReadTokens ?? 0}, ${details.cacheWriteTokens ?? 0}
+        ${details.completionTokens ?? 0}, ${details.cacheReadTokens ?? 0}, ${details.cacheWriteTokens ?? 0},
+        ${details.isStream ?? false}, ${details.other ? tx.json(details.other as never) : null}
       from hold
       returning id
     ), account as (

@@ -49,6 +49,12 @@ export interface ChargeDetails {
   completionTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  isStream?: boolean;
+  /**
+   * Shown as the key log's `other` (spec 2.13), e.g. `estimated_prompt_tokens` (the service's
+   * own count) and `provider_prompt_overhead_tokens` where known.
+   */
+  other?: Record<string, unknown>;
 }
 
 export type PostResult =

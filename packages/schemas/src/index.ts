@@ -4,3 +4,5 @@ export * from "./errors.ts";
 export * from "./images.ts";
 export * from "./media.ts";
 export * from "./models.ts";
+export * from "./tokens.ts";
+export * from "./usage.ts";

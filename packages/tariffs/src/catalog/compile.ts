@@ -193,6 +193,8 @@ export function compileModel(where: string, spec: ModelSpec, problems: Problems)
   if (!media && operationSpecs.length > 0)
     problems.push(`${where}: a text model has no media operations`);
   if (!media && !spec.text_prices) problems.push(`${where}: a text model needs text_prices`);
+  if (!media && !spec.tokenizer)
+    problems.push(`${where}: a text model needs a tokenizer (for local token counts)`);
   if (operationSpecs.filter(([, operation]) => operation.default).length > 1)
     problems.push(`${where}: at most one operation may be the default`);
   for (const [key, text] of Object.entries(spec.text_prices ?? {})) {

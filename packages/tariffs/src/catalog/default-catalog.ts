@@ -404,6 +404,7 @@ export const DEFAULT_CATALOG: { models: ModelSpec[] } = {
       tariff_version: VERSION,
       context_tokens: 200_000,
       output_tokens: 16_384,
+      tokenizer: "anthropic/claude-sonnet-4.5",
       text_prices: {
         input_per_m: "1.25",
         output_per_m: "10",
@@ -420,6 +421,7 @@ export const DEFAULT_CATALOG: { models: ModelSpec[] } = {
       tariff_version: VERSION,
       context_tokens: 128_000,
       output_tokens: 16_384,
+      tokenizer: "openai/gpt-4o-mini",
       text_prices: { input_per_m: "0.15", output_per_m: "0.6", cache_read_per_m: "0.075" },
     },
     {
@@ -431,6 +433,7 @@ export const DEFAULT_CATALOG: { models: ModelSpec[] } = {
       tariff_version: VERSION,
       context_tokens: 200_000,
       output_tokens: 65_536,
+      tokenizer: "google/gemini-2.5-pro",
       reasoning_efforts: ["low", "medium", "high"],
       token_multiplier: 2,
       text_prices: { input_per_m: "2", output_per_m: "8", cache_read_per_m: "0.5" },

@@ -140,7 +140,7 @@ describe("operator file", () => {
     ]);
   });
 
-  test("a media model without operations and a text model without prices are refused", () => {
+  test("a media model without operations and a text model without prices or tokenizer are refused", () => {
     const result = buildCatalog({
       models: [
         simpleModel({ operations: {} }),
@@ -151,6 +151,7 @@ describe("operator file", () => {
     expect(problems.map((problem) => problem.replace(/^models\[\d+\] /, ""))).toEqual([
       "(acme-image): an image model needs operations",
       "(acme-text): a text model needs text_prices",
+      "(acme-text): a text model needs a tokenizer (for local token counts)",
     ]);
   });
 });

@@ -178,6 +178,13 @@ export const ModelSpec = Type.Object(
       }),
     ),
     context_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    tokenizer: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          "How local token counts are made for a text model: an ai-tokenizer model profile (its encoding and message overheads), e.g. anthropic/claude-sonnet-4.5 (claude encoding) or openai/gpt-4o-mini (o200k_base).",
+      }),
+    ),
     output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     text_prices: Type.Optional(TextPrices),
     operations: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), OperationSpec)),
