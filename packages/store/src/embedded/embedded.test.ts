@@ -60,6 +60,8 @@ describe("embedded PGlite over the Postgres protocol", () => {
     expect(partial.map((row) => row.indexname)).toEqual([
       "holds_pending_expiry",
       "holds_pending_user",
+      "ledger_entries_spend",
+      "ledger_entries_spend_period",
       "tasks_active",
       "tasks_files_kept",
       "tasks_idempotency",
