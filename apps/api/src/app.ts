@@ -19,6 +19,7 @@ import { adminEndpointRoutes } from "./routes/admin/endpoints.ts";
 import { ADMIN_PREFIX, checkAdminToken } from "./routes/admin/guard.ts";
 import { adminKeyRoutes } from "./routes/admin/keys.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
+import { audioRoutes } from "./routes/audio/index.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
 import { fileRoutes } from "./routes/files/index.ts";
@@ -129,6 +130,7 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     .use(mediaCatalogRoutes(context))
     .use(quoteRoutes(context))
     .use(imageRoutes(context))
+    .use(audioRoutes(context))
     .use(fileRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))

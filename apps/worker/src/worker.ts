@@ -12,6 +12,7 @@ import {
   startConsumer,
 } from "@gw/tasks";
 import type { WorkerConfig } from "./config.ts";
+import { audioKind } from "./kinds/audio.ts";
 import { imageKind } from "./kinds/image.ts";
 import { startMaintenance } from "./maintenance.ts";
 import { createRouter, providersFromEnv } from "./providers.ts";
@@ -55,7 +56,10 @@ export async function startWorker(deps: WorkerDeps) {
       storage,
       settler,
       lanes,
-      kinds: { image: imageKind({ sql, storage, fetcher, catalog, router }) },
+      kinds: {
+        image: imageKind({ sql, storage, fetcher, catalog, router }),
+        audio: audioKind({ router }),
+      },
       workerId,
       leaseMs: config.leaseMs,
       maxAttempts: config.maxAttempts,

@@ -1,3 +1,12 @@
+export {
+  type AudioJob,
+  type AudioProvider,
+  type AudioResult,
+  type AudioTrack,
+  offlineAudioProvider,
+  speechSeconds,
+} from "./audio/offline.ts";
+export { AUDIO_CONTENT_TYPES, type AudioFormat, measureSeconds, renderTone } from "./audio/tone.ts";
 export { createPooledFetch } from "./http/pooled-fetch.ts";
 export type { DiagonalImage } from "./image/diagonal.ts";
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, sourceSizeProblem } from "./image/limits.ts";

@@ -1,4 +1,5 @@
 export * from "./admin.ts";
+export * from "./audio.ts";
 export * from "./balance.ts";
 export * from "./errors.ts";
 export * from "./images.ts";

@@ -15,3 +15,6 @@ export function newTaskId(prefix: TaskIdPrefix): string {
 
 /** Image task ids as clients may send them back; anything else is not looked up at all. */
 export const TASK_ID_PATTERN = /^img_[0-9a-z]{24}$/;
+
+/** Audio task ids, likewise. */
+export const AUDIO_TASK_ID_PATTERN = /^aud_[0-9a-z]{24}$/;

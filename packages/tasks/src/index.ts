@@ -1,7 +1,7 @@
 export * from "./engine/index.ts";
 export { requestHash } from "./hash.ts";
 export { inTurn, type Turn } from "./idempotency.ts";
-export { newTaskId, TASK_ID_PATTERN, type TaskIdPrefix } from "./ids.ts";
+export { AUDIO_TASK_ID_PATTERN, newTaskId, TASK_ID_PATTERN, type TaskIdPrefix } from "./ids.ts";
 export { CompletionWaiter, type WaitOptions } from "./notify.ts";
 export {
   ack,

@@ -11,6 +11,8 @@ export interface TaskFile {
   content_type: string;
   index?: number;
   name?: string;
+  /** Seconds of audio or video in the file, when it has a duration. */
+  seconds?: number;
 }
 
 export interface TaskRow {

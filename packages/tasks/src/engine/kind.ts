@@ -9,6 +9,8 @@ export interface ProducedFile {
   /** Set on segment-map masks. */
   index?: number;
   name?: string;
+  /** Seconds of audio or video in the file, when it has a duration. */
+  seconds?: number;
 }
 
 /** What a run came to: the files and the measured volume, or an expected failure. */

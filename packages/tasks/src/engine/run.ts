@@ -109,6 +109,7 @@ async function storeFiles(deps: RunDeps, run: Run, files: ProducedFile[]): Promi
         key,
         content_type: file.contentType,
         ...(file.index === undefined ? {} : { index: file.index, name: file.name ?? "" }),
+        ...(file.seconds === undefined ? {} : { seconds: file.seconds }),
       };
     }),
   );

@@ -99,11 +99,15 @@ const FAILURES: Record<string, ErrorCode> = {
   key_budget_exceeded: "key_budget_exceeded",
 };
 
-export function failureError(task: TaskRow): ApiError {
+export function failureError(
+  task: TaskRow,
+  what = "Image task",
+  money = "Nothing was charged.",
+): ApiError {
   const code = FAILURES[task.fail_code ?? ""] ?? "upstream_error";
   return new ApiError(
     code,
-    `Image task ${task.id} failed: ${task.fail_reason ?? "unknown reason"}. Nothing was charged.`,
+    `${what} ${task.id} failed: ${task.fail_reason ?? "unknown reason"}. ${money}`,
     { "x-task-id": task.id },
   );
 }

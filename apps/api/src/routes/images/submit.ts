@@ -100,7 +100,7 @@ const MESSAGES = {
 const usd = (quota: bigint) => String(quotaToUsd(quota));
 
 /** A refused submission as the client sees it. */
-function refusalError(refused: SubmitRefused): ApiError {
+export function refusalError(refused: SubmitRefused): ApiError {
   if (refused.code === "idempotency_conflict")
     return new ApiError(
       "idempotency_conflict",

@@ -1,0 +1,68 @@
+import { AudioCallBody, AudioTask, ErrorBody } from "@gw/schemas";
+import { AUDIO_TASK_ID_PATTERN, findOwnTask } from "@gw/tasks";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+import { linkBase } from "../images/present.ts";
+import { idempotencyKeyOf } from "../images/submit.ts";
+import { audioTask } from "./present.ts";
+import { submitAudioTask } from "./submit.ts";
+
+const ERRORS = {
+  400: ErrorBody,
+  401: ErrorBody,
+  402: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  429: ErrorBody,
+  503: ErrorBody,
+};
+
+/**
+ * Spec 4.5 and 4.6: asynchronous audio. POST reserves and answers with the queued task;
+ * GET reads one of the caller's tasks (another account's answers like a missing one). The
+ * GET is under the key + model + user window (spec 8.4) and is free.
+ */
+export function audioRoutes(ctx: AppContext) {
+  const { auth, rateLimit } = ctx;
+  return new Elysia({ name: "gw/routes/audio" })
+    .use(auth)
+    .use(rateLimit)
+    .post(
+      "/v1/audio/generations",
+      async ({ principal, body, request, set }) => {
+        const task = await submitAudioTask(ctx, principal, body, idempotencyKeyOf(request));
+        set.headers["x-task-id"] = task.id;
+        return audioTask(ctx, task, linkBase(ctx.config, request));
+      },
+      {
+        auth: { mode: "ordinary" },
+        limit: { failClosed: true },
+        body: AudioCallBody,
+        response: { 200: AudioTask, ...ERRORS },
+        detail: {
+          tags: ["audio"],
+          summary: "Start an audio task (speech or music); answers at once with the queued task",
+        },
+      },
+    )
+    .get(
+      "/v1/audio/generations/:id",
+      async ({ principal, params, request }) => {
+        const task = AUDIO_TASK_ID_PATTERN.test(params.id)
+          ? await findOwnTask(ctx.sql, params.id, principal.userId)
+          : null;
+        if (task?.kind !== "audio")
+          throw new ApiError("not_found", `No audio task ${params.id.slice(0, 100)}`);
+        return audioTask(ctx, task, linkBase(ctx.config, request));
+      },
+      {
+        auth: { mode: "ordinary" },
+        limit: { model: true },
+        params: t.Object({ id: t.String({ maxLength: 200 }) }),
+        response: { 200: AudioTask, ...ERRORS },
+        detail: { tags: ["audio"], summary: "One of your audio tasks, in any state (free)" },
+      },
+    );
+}
