@@ -32,6 +32,8 @@ import { modelRoutes } from "./routes/models/index.ts";
 import { msgcompatModelRoutes } from "./routes/models/msgcompat.ts";
 import { COUNT_TOKENS_AUTH, COUNT_TOKENS_PATHS, countTokensRoutes } from "./routes/tokens/index.ts";
 import { usageRoutes } from "./routes/usage/index.ts";
+import { VIDEO_BODY } from "./routes/video/body.ts";
+import { VIDEO_CREATE_PATHS, videoRoutes } from "./routes/video/index.ts";
 
 export interface AppDeps {
   config: ApiConfig;
@@ -109,6 +111,7 @@ export async function createApp({ config, sql, redis }: AppDeps) {
         routes: {
           "/v1/media/quote": { maxBytes: QUOTE_MAX_BODY_BYTES },
           "/v1/images/edits": EDIT_BODY,
+          ...Object.fromEntries(VIDEO_CREATE_PATHS.map((path) => [path, VIDEO_BODY])),
         },
         // Credentials before any body is read: the admin token under /admin/, an ordinary
         // key on every other route that takes a body (spec 5; all of them are paid calls).
@@ -131,6 +134,7 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     .use(quoteRoutes(context))
     .use(imageRoutes(context))
     .use(audioRoutes(context))
+    .use(videoRoutes(context))
     .use(fileRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))

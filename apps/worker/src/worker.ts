@@ -14,6 +14,7 @@ import {
 import type { WorkerConfig } from "./config.ts";
 import { audioKind } from "./kinds/audio.ts";
 import { imageKind } from "./kinds/image.ts";
+import { videoKind } from "./kinds/video.ts";
 import { startMaintenance } from "./maintenance.ts";
 import { createRouter, providersFromEnv } from "./providers.ts";
 
@@ -59,6 +60,7 @@ export async function startWorker(deps: WorkerDeps) {
       kinds: {
         image: imageKind({ sql, storage, fetcher, catalog, router }),
         audio: audioKind({ router }),
+        video: videoKind({ sql, storage, fetcher, catalog, router }),
       },
       workerId,
       leaseMs: config.leaseMs,

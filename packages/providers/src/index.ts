@@ -34,3 +34,12 @@ export {
   type ProviderResult,
   type SourceImage,
 } from "./types.ts";
+export {
+  frameSize,
+  offlineVideoProvider,
+  renderVideo,
+  type VideoFile,
+  type VideoJob,
+  type VideoProvider,
+  type VideoResult,
+} from "./video/offline.ts";

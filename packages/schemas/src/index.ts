@@ -7,3 +7,4 @@ export * from "./media.ts";
 export * from "./models.ts";
 export * from "./tokens.ts";
 export * from "./usage.ts";
+export * from "./video.ts";

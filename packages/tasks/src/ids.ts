@@ -18,3 +18,6 @@ export const TASK_ID_PATTERN = /^img_[0-9a-z]{24}$/;
 
 /** Audio task ids, likewise. */
 export const AUDIO_TASK_ID_PATTERN = /^aud_[0-9a-z]{24}$/;
+
+/** Video task ids, likewise. */
+export const VIDEO_TASK_ID_PATTERN = /^vid_[0-9a-z]{24}$/;

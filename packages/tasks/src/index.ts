@@ -1,7 +1,13 @@
 export * from "./engine/index.ts";
 export { requestHash } from "./hash.ts";
 export { inTurn, type Turn } from "./idempotency.ts";
-export { AUDIO_TASK_ID_PATTERN, newTaskId, TASK_ID_PATTERN, type TaskIdPrefix } from "./ids.ts";
+export {
+  AUDIO_TASK_ID_PATTERN,
+  newTaskId,
+  TASK_ID_PATTERN,
+  type TaskIdPrefix,
+  VIDEO_TASK_ID_PATTERN,
+} from "./ids.ts";
 export { CompletionWaiter, type WaitOptions } from "./notify.ts";
 export {
   ack,
