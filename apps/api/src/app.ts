@@ -22,6 +22,7 @@ import { adminUserRoutes } from "./routes/admin/users.ts";
 import { audioRoutes } from "./routes/audio/index.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
+import { compatRoutes } from "./routes/compat/index.ts";
 import { fileRoutes } from "./routes/files/index.ts";
 import { imageRoutes } from "./routes/images/index.ts";
 import { EDIT_BODY } from "./routes/images/multipart.ts";
@@ -135,6 +136,7 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     .use(imageRoutes(context))
     .use(audioRoutes(context))
     .use(videoRoutes(context))
+    .use(compatRoutes(context))
     .use(fileRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))

@@ -89,6 +89,20 @@ export async function findOwnTask(sql: Sql, id: string, userId: bigint): Promise
   return row ?? null;
 }
 
+/** The caller's tasks of one kind among these ids, in the order asked; others are left out. */
+export async function findOwnTasks(
+  sql: Sql,
+  ids: string[],
+  userId: bigint,
+  kind: string,
+): Promise<TaskRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<TaskRow[]>`
+    select * from tasks where id = any(${ids}) and user_id = ${userId} and kind = ${kind}`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return [...new Set(ids)].flatMap((id) => byId.get(id) ?? []);
+}
+
 /** Which of these tasks have finished: one query for every request waiting in a process. */
 export async function finishedAmong(sql: Sql, ids: string[]): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`

@@ -1,0 +1,150 @@
+import type { Principal } from "@gw/accounts";
+import { ErrorBody } from "@gw/schemas";
+import {
+  AUDIO_TASK_ID_PATTERN,
+  findOwnTask,
+  findOwnTasks,
+  TASK_ID_PATTERN,
+  type TaskRow,
+} from "@gw/tasks";
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context.ts";
+import { ApiError } from "../../errors.ts";
+import { linkBase } from "../images/present.ts";
+import { imageCompatTask, musicData, seedOf } from "./present.ts";
+
+/** How many ids one list call may name (a clear 400 beyond). */
+export const MAX_IDS = 100;
+
+const IdsBody = t.Object(
+  {
+    ids: t.Array(t.String({ maxLength: 200 }), {
+      maxItems: MAX_IDS,
+      description: `Task ids, at most ${MAX_IDS}; tasks not yours or not found are left out.`,
+    }),
+    action: t.Optional(t.String({ maxLength: 64, description: "Accepted; does not filter." })),
+  },
+  { additionalProperties: false },
+);
+const READ = { auth: { mode: "ordinary" as const }, limit: { keyRpm: false } };
+const ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/** `/{mode}/imgcompat` paths: a mode is a short lower-case word (fast, relax, turbo, …). */
+const MODE = /^[a-z]{1,16}$/;
+
+async function own(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  kind: "audio" | "image",
+): Promise<TaskRow> {
+  const pattern = kind === "audio" ? AUDIO_TASK_ID_PATTERN : TASK_ID_PATTERN;
+  const task = pattern.test(id) ? await findOwnTask(ctx.sql, id, principal.userId) : null;
+  if (task?.kind !== kind) throw new ApiError("not_found", `No ${kind} task ${id.slice(0, 100)}`);
+  return task;
+}
+
+function checkMode(mode: string | undefined) {
+  if (mode !== undefined && !MODE.test(mode))
+    throw new ApiError("not_found", `No endpoint for mode ${mode.slice(0, 32)}`);
+}
+
+/**
+ * Spec 4.12: compatibility task readers for older clients. They read only the key owner's
+ * tasks (another account's answers like a missing one), start nothing and charge nothing;
+ * the ordinary key check applies, the model request limit does not.
+ */
+export function compatRoutes(ctx: AppContext) {
+  const { auth, rateLimit, catalog } = ctx;
+  const app = new Elysia({ name: "gw/routes/compat" }).use(auth).use(rateLimit);
+  app
+    .get(
+      "/musiccompat/fetch/:id",
+      async ({ principal, params, request }) => ({
+        code: "success",
+        message: "",
+        data: musicData(
+          ctx,
+          await own(ctx, principal, params.id, "audio"),
+          linkBase(ctx.config, request),
+        ),
+      }),
+      {
+        ...READ,
+        response: { ...ERRORS },
+        detail: { tags: ["compat"], summary: "One music task (spec 2.16)" },
+      },
+    )
+    .post(
+      "/musiccompat/fetch",
+      async ({ principal, body, request }) => {
+        const tasks = await findOwnTasks(ctx.sql, body.ids, principal.userId, "audio");
+        const base = linkBase(ctx.config, request);
+        return {
+          code: "success",
+          message: "",
+          data: tasks.map((task) => musicData(ctx, task, base)),
+        };
+      },
+      {
+        ...READ,
+        body: IdsBody,
+        response: { ...ERRORS },
+        detail: { tags: ["compat"], summary: "Music tasks by id; [] for no ids" },
+      },
+    );
+  for (const prefix of ["/imgcompat", "/:mode/imgcompat"])
+    app
+      .get(
+        `${prefix}/task/:id/fetch`,
+        async ({ principal, params, request }) => {
+          checkMode((params as { mode?: string } | undefined)?.mode);
+          const task = await own(ctx, principal, params.id, "image");
+          return imageCompatTask(ctx, task, linkBase(ctx.config, request));
+        },
+        {
+          ...READ,
+          response: { ...ERRORS },
+          detail: { tags: ["compat"], summary: "One image task" },
+        },
+      )
+      .post(
+        `${prefix}/task/list-by-condition`,
+        async ({ principal, params, body, request }) => {
+          checkMode((params as { mode?: string } | undefined)?.mode);
+          const tasks = await findOwnTasks(ctx.sql, body.ids, principal.userId, "image");
+          const base = linkBase(ctx.config, request);
+          return Promise.all(tasks.map((task) => imageCompatTask(ctx, task, base)));
+        },
+        {
+          ...READ,
+          body: IdsBody,
+          response: { ...ERRORS },
+          detail: { tags: ["compat"], summary: "Image tasks by id; [] for no ids" },
+        },
+      )
+      .get(
+        `${prefix}/task/:id/image-seed`,
+        async ({ principal, params }) => {
+          checkMode((params as { mode?: string } | undefined)?.mode);
+          const task = await own(ctx, principal, params.id, "image");
+          const model = catalog.get(task.model);
+          if (!model?.available)
+            throw new ApiError(
+              "model_unavailable",
+              `The model of task ${task.id} (${task.model}) is no longer available, so its seed cannot be read`,
+            );
+          return {
+            code: 1,
+            description: "success",
+            properties: { model: task.model, operation: task.operation },
+            result: seedOf(task),
+          };
+        },
+        {
+          ...READ,
+          response: { ...ERRORS },
+          detail: { tags: ["compat"], summary: "The seed of an image task" },
+        },
+      );
+  return app;
+}
