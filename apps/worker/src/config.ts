@@ -28,6 +28,10 @@ export interface WorkerConfig {
   maxAttempts: number;
   reconcileIntervalMs: number;
   holdTtlMs: number;
+  /** Webhooks: how often due deliveries are looked for, the first retry delay, attempts. */
+  webhookPollMs: number;
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
   /** Result files are deleted this long after completion; links expire by then too. */
   linkTtlSeconds: number;
   env: Record<string, string | undefined>;
@@ -81,6 +85,9 @@ export function loadWorkerConfig(
     maxAttempts: Math.floor(positive(env, "TASK_MAX_ATTEMPTS", 3)),
     reconcileIntervalMs: positive(env, "RECONCILE_INTERVAL_MS", 10_000),
     holdTtlMs: positive(env, "HOLD_TTL_MS", 30 * 60 * 1000),
+    webhookPollMs: positive(env, "WEBHOOK_POLL_MS", 1_000),
+    webhookRetryBaseMs: positive(env, "WEBHOOK_RETRY_BASE_MS", 5_000),
+    webhookMaxAttempts: positive(env, "WEBHOOK_MAX_ATTEMPTS", 8),
     linkTtlSeconds: linkTtlFromEnv(env.RESULT_LINK_TTL_SECONDS),
     env,
   };

@@ -6,11 +6,14 @@ import { loadCatalog } from "@gw/tariffs";
 import {
   createSettler,
   deleteExpiredFiles,
+  findTask,
   Lanes,
   type RunOutcome,
   requeueStranded,
   startConsumer,
+  taskEvent,
 } from "@gw/tasks";
+import { deliverDue } from "@gw/webhooks";
 import type { WorkerConfig } from "./config.ts";
 import { audioKind } from "./kinds/audio.ts";
 import { imageKind } from "./kinds/image.ts";
@@ -95,12 +98,53 @@ export async function startWorker(deps: WorkerDeps) {
       return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks`;
     },
   });
+  const stopWebhooks = startWebhookDelivery(
+    config,
+    () =>
+      deliverDue({
+        sql,
+        fetcher,
+        payloadOf: async (taskId) => {
+          const task = await findTask(sql, taskId);
+          return task ? taskEvent(task) : null;
+        },
+        retryBaseMs: config.webhookRetryBaseMs,
+        maxAttempts: config.webhookMaxAttempts,
+        log,
+      }),
+    log,
+  );
   return {
     providers: router.names,
     settlementBatches: () => settler.stats(),
     async stop() {
       stopMaintenance();
+      await stopWebhooks();
       await consumer.stop();
     },
+  };
+}
+
+/** Sends due webhook deliveries every WEBHOOK_POLL_MS, one pass at a time. */
+function startWebhookDelivery(
+  config: WorkerConfig,
+  pass: () => Promise<number>,
+  log: (line: string) => void,
+): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = async () => {
+    if (stopped) return;
+    running = pass().catch((error) =>
+      log(`[webhooks] delivery pass failed: ${error instanceof Error ? error.message : error}`),
+    );
+    await running;
+    if (!stopped) timer = setTimeout(tick, config.webhookPollMs);
+  };
+  let timer = setTimeout(tick, config.webhookPollMs);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
   };
 }

@@ -39,12 +39,24 @@ export interface SafeFetcherOptions {
   resolve?: (host: string) => Promise<string[]>;
 }
 
+/** A request body to send instead of a GET (webhook deliveries). */
+export interface Outgoing {
+  method: "POST";
+  headers: Record<string, string>;
+  body: string;
+}
+
 export interface SafeFetcher {
   /**
    * Fetches a client's URL without ever reaching a private network. Expected failures
    * are results; aborting `signal` rejects with its reason, as fetch does.
    */
   fetch(url: string, signal?: AbortSignal): Promise<FetchResult>;
+  /**
+   * Sends a body to a client's URL under the same rules (public addresses only, checked
+   * and pinned at sending time). Redirects are not followed: a 3xx is a failure.
+   */
+  send(url: string, outgoing: Outgoing, signal?: AbortSignal): Promise<FetchResult>;
 }
 
 export const USER_AGENT = "media-gateway-fetch/1";
@@ -96,7 +108,10 @@ export function createSafeFetcher(options: SafeFetcherOptions): SafeFetcher {
     // A `ca` option replaces the trusted roots, so the built-in ones are passed along.
     ca: options.caCerts?.length ? [...rootCertificates, ...options.caCerts] : undefined,
   };
-  return { fetch: (url, signal) => fetchSafely(context, url, signal) };
+  return {
+    fetch: (url, signal) => fetchSafely(context, url, signal),
+    send: (url, outgoing, signal) => fetchSafely(context, url, signal, outgoing),
+  };
 }
 
 function validLimits(limits: FetchLimits): FetchLimits {
@@ -118,10 +133,17 @@ async function fetchSafely(
   context: Context,
   url: string,
   callerSignal: AbortSignal | undefined,
+  outgoing?: Outgoing,
 ): Promise<FetchResult> {
   const deadline = AbortSignal.timeout(context.limits.timeoutMs);
   const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
   try {
+    if (outgoing) {
+      const result = await fetchHop(context, url, signal, outgoing);
+      return "redirectTo" in result
+        ? failure("http_error", "the server redirected; deliveries do not follow redirects")
+        : result;
+    }
     return await followRedirects(context, url, signal);
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
@@ -151,7 +173,12 @@ async function followRedirects(
 }
 
 /** One request, checked from scratch: URL, DNS answers, then the pinned connection. */
-async function fetchHop(context: Context, text: string, signal: AbortSignal): Promise<HopResult> {
+async function fetchHop(
+  context: Context,
+  text: string,
+  signal: AbortSignal,
+  outgoing?: Outgoing,
+): Promise<HopResult> {
   const reason = context.check(text);
   if (reason !== null) return failure("blocked_url", `the URL is not allowed: ${reason}`);
   const url = new URL(text);
@@ -160,7 +187,7 @@ async function fetchHop(context: Context, text: string, signal: AbortSignal): Pr
   if (!context.allowed(url) && !addresses.every(isPublicIp)) {
     return failure("blocked_url", `the host ${hostname} resolves to a private or reserved address`);
   }
-  const response = await dial(context, url, addresses, signal);
+  const response = await dial(context, url, addresses, signal, outgoing);
   return readResponse(context, url, response, signal);
 }
 
@@ -199,6 +226,7 @@ async function dial(
   url: URL,
   addresses: string[],
   signal: AbortSignal,
+  outgoing?: Outgoing,
 ): Promise<Response> {
   const hostname = bareHostname(url);
   const candidates = addresses.slice(0, MAX_ADDRESSES_DIALLED);
@@ -206,7 +234,7 @@ async function dial(
     const target = new URL(url.href);
     target.hostname = address.includes(":") ? `[${address}]` : address;
     try {
-      return await fetch(target, requestInit(context, url, hostname, signal));
+      return await fetch(target, requestInit(context, url, hostname, signal, outgoing));
     } catch (error) {
       if (signal.aborted) throw error;
       const code = errorCode(error);
@@ -224,17 +252,20 @@ function requestInit(
   url: URL,
   hostname: string,
   signal: AbortSignal,
+  outgoing?: Outgoing,
 ): BunFetchRequestInit {
   const literal = parseIp(hostname) !== null;
   return {
-    method: "GET",
-    // Only these headers: no cookies, no credentials of the gateway's own.
+    method: outgoing?.method ?? "GET",
+    // Only these headers (and a delivery's own): no cookies, no credentials of the gateway's.
     headers: {
+      ...outgoing?.headers,
       host: url.host,
       "user-agent": USER_AGENT,
       accept: "*/*",
       "accept-encoding": "identity",
     },
+    ...(outgoing ? { body: outgoing.body } : {}),
     redirect: "manual",
     signal,
     // A connection of its own per request: none is shared with another host name.

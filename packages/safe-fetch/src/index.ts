@@ -4,6 +4,7 @@ export {
   type FetchFailureCode,
   type FetchLimits,
   type FetchResult,
+  type Outgoing,
   type SafeFetcher,
   type SafeFetcherOptions,
   USER_AGENT,

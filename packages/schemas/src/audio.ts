@@ -25,6 +25,13 @@ export const AudioCallBody = Type.Object(
           "Model-specific settings (voice, speed, format; model, customMode, style, title, audioId); schemas in GET /v1/media/models.",
       }),
     ),
+    webhook_url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          "HTTPS URL told when the task ends: a POST of the task object signed by Standard Webhooks (the account's secret).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

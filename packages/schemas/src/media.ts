@@ -35,6 +35,13 @@ export const MediaCallBody = Type.Object(
     size: Type.Optional(Type.String({ maxLength: 32 })),
     quality: Type.Optional(Type.String({ maxLength: 32 })),
     response_format: Type.Optional(Type.Union([Type.Literal("url"), Type.Literal("b64_json")])),
+    webhook_url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          "HTTPS URL told when the task ends: a POST of the task object signed by Standard Webhooks (the account's secret).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

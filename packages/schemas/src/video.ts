@@ -26,6 +26,13 @@ export const VideoCallBody = Type.Object(
         description: "OpenAI style, e.g. 1280x720: sets input.resolution and input.aspect_ratio.",
       }),
     ),
+    webhook_url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          "HTTPS URL told when the task ends: a POST of the task object signed by Standard Webhooks (the account's secret).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

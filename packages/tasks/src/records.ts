@@ -42,6 +42,8 @@ export interface TaskRow {
   fail_reason: string | null;
   idempotency_key: string | null;
   request_hash: string | null;
+  /** Told when the task ends (a signed POST), when the caller gave one. */
+  webhook_url: string | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -64,6 +66,7 @@ export interface NewTask {
   holdQuota: bigint;
   idempotencyKey: string | null;
   requestHash: string | null;
+  webhookUrl?: string | null;
 }
 
 export async function insertTask(sql: Sql, task: NewTask): Promise<TaskRow> {
@@ -330,6 +333,7 @@ export async function insertTasks(sql: Sql, tasks: NewTask[]): Promise<TaskRow[]
     hold_quota: task.holdQuota,
     idempotency_key: task.idempotencyKey,
     request_hash: task.requestHash,
+    webhook_url: task.webhookUrl ?? null,
   }));
   const inserted = await sql<TaskRow[]>`
     insert into tasks ${sql(rows as never, Object.keys(rows[0]!) as never)}

@@ -8,6 +8,7 @@ export {
 } from "./announce.ts";
 export { type Batcher, type BatchStats, createBatcher, type Outcome } from "./batcher.ts";
 export { type ConsumerOptions, startConsumer } from "./consume.ts";
+export { taskEvent } from "./event.ts";
 export type { KindResult, KindRunner, ProducedFile } from "./kind.ts";
 export { Lanes } from "./lanes.ts";
 export { type RunDeps, type RunOutcome, runJob } from "./run.ts";

@@ -2,6 +2,7 @@ import type { Ledger } from "@gw/ledger";
 import type { Storage } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
 import type { Price } from "@gw/tariffs";
+import { recordDeliveries } from "@gw/webhooks";
 import {
   completeRuns,
   type FinishedRow,
@@ -132,6 +133,15 @@ export function createSettler(deps: SettlerDeps) {
         row && refused.has(index)
           ? refailCompleted(tx, items[index]!.task.id, "expired", EXPIRED)
           : row,
+      ),
+    );
+    // 4. Tasks that asked to be told: their deliveries commit with their settlement.
+    await recordDeliveries(
+      tx,
+      items.flatMap((item, index) =>
+        finished[index] && item.task.webhook_url
+          ? [{ taskId: item.task.id, userId: item.task.user_id, url: item.task.webhook_url }]
+          : [],
       ),
     );
     const staged = [posted, voided, ...refunded];

@@ -50,6 +50,8 @@ export interface PaidCall {
   uploads?: Upload[];
   /** The Idempotency-Key and the request's fingerprint. */
   idempotency?: { key: string; hash: string } | null;
+  /** Where to POST the signed task object when it ends (checked by the caller's URL rules). */
+  webhookUrl?: string | null;
 }
 
 /** Why a submission was refused; nothing was held, recorded or queued. */
@@ -209,6 +211,7 @@ export function createSubmitter(deps: SubmitDeps) {
           holdQuota: call.holdQuota,
           idempotencyKey: call.idempotency?.key ?? null,
           requestHash: call.idempotency?.hash ?? null,
+          webhookUrl: call.webhookUrl ?? null,
         },
       });
     } catch (error) {

@@ -1,7 +1,8 @@
 import { createUser, findUser, updateUser } from "@gw/accounts";
 import { CreditBody, ErrorBody, IdParam, User, UserCreate, UserPatch } from "@gw/schemas";
 import { fractionToPpm, usdToQuota } from "@gw/tariffs";
-import { Elysia } from "elysia";
+import { rotateWebhookSecret, webhookSecret } from "@gw/webhooks";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { adminGuard } from "./guard.ts";
@@ -26,6 +27,14 @@ function ppmOf(discount: number | undefined): number | undefined {
 }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+const WebhookSecret = t.Object({
+  user_id: t.String(),
+  secret: t.String({
+    description:
+      "Standard Webhooks secret (whsec_…): verify deliveries' webhook-signature with it.",
+  }),
+});
+
 const detail = (summary: string) => ({ tags: ["admin"], summary, security: [{ admin: [] }] });
 
 export function adminUserRoutes({ config, sql, ledger }: AppContext) {
@@ -90,6 +99,32 @@ export function adminUserRoutes({ config, sql, ledger }: AppContext) {
         body: CreditBody,
         response: { 200: User, ...errors },
         detail: detail("Top up a wallet (a ledger credit; not part of spend history)"),
+      },
+    )
+    .get(
+      "/admin/users/:id/webhook-secret",
+      async ({ params }) => {
+        const secret = await webhookSecret(sql, BigInt(params.id));
+        if (!secret) throw new ApiError("not_found", `No user ${params.id}`);
+        return { user_id: params.id, secret };
+      },
+      {
+        params: IdParam,
+        response: { 200: WebhookSecret, ...errors },
+        detail: detail("The account's webhook signing secret (made on first read)"),
+      },
+    )
+    .post(
+      "/admin/users/:id/webhook-secret/rotate",
+      async ({ params }) => {
+        const secret = await rotateWebhookSecret(sql, BigInt(params.id));
+        if (!secret) throw new ApiError("not_found", `No user ${params.id}`);
+        return { user_id: params.id, secret };
+      },
+      {
+        params: IdParam,
+        response: { 200: WebhookSecret, ...errors },
+        detail: detail("Replace the account's webhook secret; later deliveries use the new one"),
       },
     );
 }

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { refusalError } from "../images/submit.ts";
 import { accessOf } from "../models/access.ts";
+import { webhookUrlOf } from "../webhook-url.ts";
 
 /** `<task_public_id>:<track_index>` of an audio task (spec 2.14). */
 const AUDIO_ID = /^(aud_[0-9a-z]{24}):(0|[1-9][0-9]{0,2})$/;
@@ -64,6 +65,7 @@ export async function submitAudioTask(
   });
   if (!normalized.ok) throw new ApiError(normalized.code, normalized.message);
   const { call } = normalized;
+  const webhookUrl = webhookUrlOf(ctx, body.webhook_url);
   await checkAudioId(ctx, principal, call);
   const { snapshot, price } = priceCall(call, principal.discountPpm);
   try {
@@ -84,6 +86,7 @@ export async function submitAudioTask(
       idempotency: idempotencyKey
         ? { key: idempotencyKey, hash: requestHash("audio", body, []) }
         : null,
+      webhookUrl,
     });
   } catch (error) {
     if (error instanceof SubmitRefused) throw refusalError(error);

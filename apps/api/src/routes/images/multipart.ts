@@ -24,7 +24,15 @@ export const EDIT_BODY: BodyPolicy = {
 };
 
 const checkBody = TypeCompiler.Compile(MediaCallBody);
-const TEXT_FIELDS = ["model", "prompt", "operation", "size", "quality", "response_format"] as const;
+const TEXT_FIELDS = [
+  "model",
+  "prompt",
+  "operation",
+  "size",
+  "quality",
+  "response_format",
+  "webhook_url",
+] as const;
 const KNOWN = new Set<string>([...TEXT_FIELDS, "image", "image[]", "mask", "input", "n"]);
 const FORMATS = new Set(["png", "jpeg", "webp"]);
 

@@ -12,6 +12,7 @@ import {
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { accessOf } from "../models/access.ts";
+import { webhookUrlOf } from "../webhook-url.ts";
 
 export type ImageEndpoint = "generations" | "edits";
 
@@ -124,6 +125,7 @@ export async function submitImageTask(
   submission: Submission,
 ): Promise<TaskRow> {
   const call = validate(ctx, principal, submission);
+  const webhookUrl = webhookUrlOf(ctx, submission.body.webhook_url);
   await checkTaskSource(ctx, principal, call);
   const { snapshot, price } = priceCall(call, principal.discountPpm);
   try {
@@ -144,6 +146,7 @@ export async function submitImageTask(
       idempotency: submission.idempotencyKey
         ? { key: submission.idempotencyKey, hash: fingerprint(submission) }
         : null,
+      webhookUrl,
     });
   } catch (error) {
     if (error instanceof SubmitRefused) throw refusalError(error);

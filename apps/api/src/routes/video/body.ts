@@ -15,7 +15,7 @@ export const VIDEO_BODY: BodyPolicy = {
 };
 
 const check = TypeCompiler.Compile(VideoCallBody);
-const FIELDS = ["model", "prompt", "operation", "seconds", "size", "input"] as const;
+const FIELDS = ["model", "prompt", "operation", "seconds", "size", "input", "webhook_url"] as const;
 const HEIGHTS: Record<number, string> = { 480: "480p", 720: "720p", 1080: "1080p" };
 
 function checked(body: unknown): VideoCallBody {

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { refusalError } from "../images/submit.ts";
 import { accessOf } from "../models/access.ts";
+import { webhookUrlOf } from "../webhook-url.ts";
 import { videoCall } from "./body.ts";
 
 /**
@@ -36,6 +37,7 @@ export async function submitVideoTask(
   );
   if (!normalized.ok) throw new ApiError(normalized.code, normalized.message);
   const { call } = normalized;
+  const webhookUrl = webhookUrlOf(ctx, body.webhook_url);
   const { snapshot, price } = priceCall(call, principal.discountPpm);
   try {
     return await ctx.submitter.submit({
@@ -54,6 +56,7 @@ export async function submitVideoTask(
       idempotency: idempotencyKey
         ? { key: idempotencyKey, hash: requestHash("video", body, []) }
         : null,
+      webhookUrl,
     });
   } catch (error) {
     if (error instanceof SubmitRefused) throw refusalError(error);
