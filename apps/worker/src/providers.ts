@@ -1,7 +1,11 @@
 import {
+  type AudioProvider,
   createOfflineProvider,
   createOpenAIImagesProvider,
+  createOpenAISpeechProvider,
   createPooledFetch,
+  createQueueMediaProvider,
+  offlineAudioProvider,
   type Provider,
 } from "@gw/providers";
 import type { Catalog } from "@gw/tariffs";
@@ -14,6 +18,8 @@ export interface Upstream {
 /** Which provider runs which model: `PROVIDER_ROUTES` over the catalog's `upstream.provider`. */
 export interface ProviderRouter {
   route(modelId: string): Upstream | null;
+  /** The provider name a model is routed to, whatever kind of provider it is. */
+  routeName(modelId: string): { name: string; upstreamModel: string } | null;
   names: string[];
 }
 
@@ -71,26 +77,78 @@ export function createRouter(
   catalog: Catalog,
   providers: Map<string, Provider>,
   routesText: string | undefined,
-  { production = false }: { production?: boolean } = {},
+  {
+    production = false,
+    otherProviders = [],
+  }: {
+    production?: boolean;
+    /** Providers of other kinds (audio) that routes may name too. */
+    otherProviders?: string[];
+  } = {},
 ): ProviderRouter {
   const routes = parseRoutes(routesText);
+  const known = new Set([...providers.keys(), ...otherProviders]);
   for (const [pattern, name] of routes)
-    if (!providers.has(name))
+    if (!known.has(name))
       throw new Error(
-        `PROVIDER_ROUTES sends ${pattern} to provider "${name}", which is not configured (have: ${[...providers.keys()].join(", ")})`,
+        `PROVIDER_ROUTES sends ${pattern} to provider "${name}", which is not configured (have: ${[...known].join(", ")})`,
       );
+  const routeName = (modelId: string) => {
+    const model = catalog.get(modelId);
+    if (!model) return null;
+    const family = model.family ? catalog.get(model.family.id) : undefined;
+    const routed = routes.find(([pattern]) => matches(pattern, modelId))?.[1];
+    const name =
+      routed ?? model.spec.upstream?.provider ?? family?.spec.upstream?.provider ?? "offline";
+    if (production && name === "offline" && !routed) return null;
+    return { name, upstreamModel: model.upstreamModel };
+  };
   return {
-    names: [...providers.keys()],
+    names: [...known],
+    routeName,
     route(modelId) {
-      const model = catalog.get(modelId);
-      if (!model) return null;
-      const family = model.family ? catalog.get(model.family.id) : undefined;
-      const routed = routes.find(([pattern]) => matches(pattern, modelId))?.[1];
-      const name =
-        routed ?? model.spec.upstream?.provider ?? family?.spec.upstream?.provider ?? "offline";
-      if (production && name === "offline" && !routed) return null;
-      const provider = providers.get(name);
-      return provider ? { provider, upstreamModel: model.upstreamModel } : null;
+      const routed = routeName(modelId);
+      const provider = routed ? providers.get(routed.name) : undefined;
+      return provider && routed ? { provider, upstreamModel: routed.upstreamModel } : null;
     },
   };
+}
+
+/**
+ * Audio providers: the offline one always; OpenAI-compatible speech at the same
+ * UPSTREAM_OPENAI_BASE_URL as images; a queue-style media API (fal.ai's queue shape) as
+ * `mediaq` when UPSTREAM_MEDIAQ_BASE_URL and UPSTREAM_MEDIAQ_API_KEY are set.
+ */
+export function audioProvidersFromEnv(
+  env: Record<string, string | undefined>,
+  laneLimit: (name: string) => number = () => 2048,
+): Map<string, AudioProvider> {
+  const providers = new Map<string, AudioProvider>([["offline", offlineAudioProvider]]);
+  const timeoutMs = Number(env.UPSTREAM_TIMEOUT_MS || 300_000);
+  if (env.UPSTREAM_OPENAI_BASE_URL && env.UPSTREAM_OPENAI_API_KEY)
+    providers.set(
+      "openai",
+      createOpenAISpeechProvider({
+        baseUrl: env.UPSTREAM_OPENAI_BASE_URL,
+        apiKey: env.UPSTREAM_OPENAI_API_KEY,
+        timeoutMs,
+        fetch: createPooledFetch({ maxSockets: laneLimit("openai") }),
+      }),
+    );
+  if (env.UPSTREAM_MEDIAQ_BASE_URL) {
+    if (!env.UPSTREAM_MEDIAQ_API_KEY)
+      throw new Error("UPSTREAM_MEDIAQ_BASE_URL is set but UPSTREAM_MEDIAQ_API_KEY is not");
+    providers.set(
+      "mediaq",
+      createQueueMediaProvider({
+        name: "mediaq",
+        baseUrl: env.UPSTREAM_MEDIAQ_BASE_URL,
+        apiKey: env.UPSTREAM_MEDIAQ_API_KEY,
+        pollMs: Number(env.UPSTREAM_MEDIAQ_POLL_MS || 2_000),
+        timeoutMs: Math.max(timeoutMs, 600_000),
+        fetch: createPooledFetch({ maxSockets: laneLimit("mediaq") }),
+      }),
+    );
+  }
+  return providers;
 }

@@ -19,7 +19,7 @@ import { audioKind } from "./kinds/audio.ts";
 import { imageKind } from "./kinds/image.ts";
 import { videoKind } from "./kinds/video.ts";
 import { startMaintenance } from "./maintenance.ts";
-import { createRouter, providersFromEnv } from "./providers.ts";
+import { audioProvidersFromEnv, createRouter, providersFromEnv } from "./providers.ts";
 
 export interface WorkerDeps {
   config: WorkerConfig;
@@ -42,8 +42,10 @@ export async function startWorker(deps: WorkerDeps) {
   const catalog = await loadCatalog(config.catalogFile);
   const lanes = new Lanes(config.laneLimits, config.laneDefault);
   const providers = providersFromEnv(config.env, (name) => lanes.limitOf(name));
+  const audioProviders = audioProvidersFromEnv(config.env, (name) => lanes.limitOf(name));
   const router = createRouter(catalog, providers, config.env.PROVIDER_ROUTES, {
     production: config.env.NODE_ENV === "production",
+    otherProviders: [...audioProviders.keys()],
   });
   const storage = deps.storage ?? storageFromEnv(config.env, config.dataDir);
   const policy = urlPolicyFromEnv(config.env);
@@ -62,7 +64,7 @@ export async function startWorker(deps: WorkerDeps) {
       lanes,
       kinds: {
         image: imageKind({ sql, storage, fetcher, catalog, router }),
-        audio: audioKind({ router }),
+        audio: audioKind({ router, providers: audioProviders }),
         video: videoKind({ sql, storage, fetcher, catalog, router }),
       },
       workerId,

@@ -6,6 +6,12 @@ export {
   offlineAudioProvider,
   speechSeconds,
 } from "./audio/offline.ts";
+export {
+  createOpenAISpeechProvider,
+  OPENAI_VOICES,
+  type OpenAISpeechOptions,
+} from "./audio/openai-speech.ts";
+export { createQueueMediaProvider, type QueueMediaOptions } from "./audio/queue-media.ts";
 export { AUDIO_CONTENT_TYPES, type AudioFormat, measureSeconds, renderTone } from "./audio/tone.ts";
 export { createPooledFetch } from "./http/pooled-fetch.ts";
 export type { DiagonalImage } from "./image/diagonal.ts";

@@ -1,9 +1,6 @@
-import { type AudioProvider, type AudioTrack, offlineAudioProvider } from "@gw/providers";
+import type { AudioProvider, AudioTrack } from "@gw/providers";
 import type { KindResult, KindRunner, TaskRow } from "@gw/tasks";
 import type { ProviderRouter } from "../providers.ts";
-
-/** Audio providers by the name PROVIDER_ROUTES routes a model to. */
-const AUDIO_PROVIDERS: Record<string, AudioProvider> = { offline: offlineAudioProvider };
 
 /** What the task is billed for: seconds of audio for a per-second tariff, else one operation. */
 function measuredVolume(task: TaskRow, tracks: AudioTrack[]): number {
@@ -16,12 +13,16 @@ function measuredVolume(task: TaskRow, tracks: AudioTrack[]): number {
  * music). Money is reserve → charge → refund; the engine charges the reserve at submission
  * and refunds the unused part after the run by the stored rates.
  */
-export function audioKind(deps: { router: ProviderRouter }): KindRunner {
+export function audioKind(deps: {
+  router: ProviderRouter;
+  /** Audio providers by the name PROVIDER_ROUTES routes a model to (audioProvidersFromEnv). */
+  providers: Map<string, AudioProvider>;
+}): KindRunner {
   return {
-    lane: (task) => deps.router.route(task.model)?.provider.name ?? "unrouted",
+    lane: (task) => deps.router.routeName(task.model)?.name ?? "unrouted",
     async run(task, signal): Promise<KindResult> {
-      const upstream = deps.router.route(task.model);
-      const provider = upstream ? AUDIO_PROVIDERS[upstream.provider.name] : undefined;
+      const upstream = deps.router.routeName(task.model);
+      const provider = upstream ? deps.providers.get(upstream.name) : undefined;
       if (!upstream || !provider)
         return {
           ok: false,
@@ -33,6 +34,7 @@ export function audioKind(deps: { router: ProviderRouter }): KindRunner {
         result = await provider.run({
           taskId: task.id,
           model: task.model,
+          upstreamModel: upstream.upstreamModel,
           operation: task.operation,
           ...(task.prompt === null ? {} : { prompt: task.prompt }),
           input: task.input,

@@ -48,7 +48,11 @@ const smallPng = await encodeImage(
 );
 
 function deps(provider: Provider, storage: Storage = createLocalStorage(dir)): RunDeps {
-  const router = { names: [provider.name], route: () => ({ provider, upstreamModel: "m" }) };
+  const router = {
+    names: [provider.name],
+    route: () => ({ provider, upstreamModel: "m" }),
+    routeName: () => ({ name: provider.name, upstreamModel: "m" }),
+  };
   const fetcher = createSafeFetcher({ policy: urlPolicyFromEnv({}) });
   return {
     sql,
@@ -198,7 +202,7 @@ test("a model no provider serves fails its task upstream_unavailable, hold voide
         storage,
         fetcher,
         catalog,
-        router: { names: [], route: () => null },
+        router: { names: [], route: () => null, routeName: () => null },
       }),
     },
   };

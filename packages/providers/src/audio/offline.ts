@@ -4,6 +4,8 @@ import { AUDIO_CONTENT_TYPES, type AudioFormat, renderTone } from "./tone.ts";
 export interface AudioJob {
   taskId: string;
   model: string;
+  /** The model id the upstream knows (the catalog's upstream model), when it differs. */
+  upstreamModel?: string;
   operation: string;
   prompt?: string;
   input: Record<string, unknown>;

@@ -10,6 +10,13 @@ export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
 const SAMPLE_RATE = 22_050;
 
 /**
+ * Billed seconds of an upstream file: its decoded length rounded up to a whole second,
+ * ignoring the up to 150 ms an MP3 encoder pads (delay and the last frame), so a 3-second
+ * answer bills 3 seconds, not 4.
+ */
+export const CODEC_PADDING_S = 0.15;
+
+/**
  * A real audio file of exactly `seconds` of tones (ffmpeg from @ffmpeg-installer, so any
  * player opens it): WAV is 16-bit mono PCM, MP3 is encoded by ffmpeg's libmp3lame.
  */

@@ -1,3 +1,4 @@
+export { type AudioStub, startQueueStub, startSpeechStub } from "./audio-stubs.ts";
 export { jpegBomb, pngBomb, webpBomb } from "./bombs.ts";
 export {
   type Behaviour,

@@ -65,6 +65,7 @@ describe("embedded PGlite over the Postgres protocol", () => {
       "tasks_active",
       "tasks_files_kept",
       "tasks_idempotency",
+      "webhook_deliveries_due",
     ]);
   });
 
