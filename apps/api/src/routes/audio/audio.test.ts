@@ -203,6 +203,27 @@ describe("reads", () => {
   });
 });
 
+describe("Idempotency-Key", () => {
+  test("copies of one key answer the one task and reserve once; another body is a conflict", async () => {
+    const { secret, userId } = await api.account({ balanceUsd: 2 });
+    const body = { model: "sonora/speech", prompt: "only once" };
+    const headers = { "idempotency-key": "audio-key-1" };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => create(secret, body, headers)),
+    );
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const conflict = await create(secret, { ...body, prompt: "something else" }, headers);
+    expect(conflict).toMatchObject({
+      status: 409,
+      body: { error: { code: "idempotency_conflict" } },
+    });
+    await finished(secret, answers[0]!.body.id);
+    const charges = (await entries(userId)).filter((entry) => entry.kind === "charge");
+    expect(charges).toHaveLength(1);
+  });
+});
+
 describe("failure", () => {
   test("a failed generation refunds the whole reserve, once", async () => {
     // In production a model no operator routed has no provider: the run fails.

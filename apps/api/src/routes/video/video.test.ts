@@ -196,6 +196,26 @@ describe("video", () => {
   });
 });
 
+describe("Idempotency-Key", () => {
+  test("a repeated create with the same key answers the same video, held once", async () => {
+    const { secret, userId } = await api.account({ balanceUsd: 5 });
+    const body = { model: "motion-video", prompt: "once", input: { resolution: "480p" } };
+    const send = () =>
+      api.call("POST", "/v1/videos", {
+        key: secret,
+        body,
+        headers: { "idempotency-key": "vid-1" },
+      });
+    const [a, b] = await Promise.all([send(), send()]);
+    const [first, second] = [(await a.json()) as Body, (await b.json()) as Body];
+    expect(second.id).toBe(first.id);
+    await finished(secret, first.id);
+    const [count] = await sql<{ n: string }[]>`
+      select count(*)::text as n from holds where user_id = ${userId}`;
+    expect(count!.n).toBe("1");
+  });
+});
+
 describe("failure", () => {
   test("a failed video voids its hold: no charge, no history", async () => {
     await stack.stopWorkers();
