@@ -15,6 +15,7 @@ const BENCHES = [
   "packages/ratelimit/bench/limiter.bench.ts",
   "apps/api/bench/balance.bench.ts",
   "apps/api/bench/images.bench.ts",
+  "apps/api/bench/audio.bench.ts",
 ];
 /** Each bench bounds itself far below this; it only stops a hung one. */
 const BENCH_TIMEOUT_MS = 90_000;
