@@ -80,7 +80,12 @@ export function createSettler(deps: SettlerDeps) {
         ? [{ id: item.task.id, owner: item.owner, code: item.code, reason: item.reason }]
         : [],
     );
-    const [completed, failed] = await Promise.all([
+    const [, completed, failed] = await Promise.all([
+      // Sent in the same pipeline as the first statements, so it costs no round trip. The
+      // hold this settles is already durable: if Postgres crashed and lost this commit,
+      // the task would be running again with its hold pending, and the sweep re-runs and
+      // settles it; one charge either way. Submission commits stay synchronous.
+      tx.unsafe("set local synchronous_commit = off"),
       completeRuns(tx, completes),
       failRuns(tx, failures),
     ]);
@@ -172,8 +177,9 @@ export function createSettler(deps: SettlerDeps) {
       if (items.length === 1) return [{ ok: false, error }];
       return Promise.all(items.map(async (item) => (await flushSorted([item]))[0]!));
     }
-    // Redis learns of the posts and voids; if this fails, the reconciler mends it.
-    await Promise.all(done.staged.map((stage) => stage.afterCommit().catch(() => {})));
+    // Redis learns of the posts and voids (if this fails, the reconciler mends it), in
+    // parallel with the announcement: a wallet that learns a moment late only refuses.
+    const released = Promise.all(done.staged.map((stage) => stage.afterCommit().catch(() => {})));
     // The tasks have ended: their uploads go before anyone hears of it.
     await Promise.all(
       items.map((item, index) =>
@@ -193,6 +199,7 @@ export function createSettler(deps: SettlerDeps) {
     await announce(deps.redis, deps.prefix, announced).catch((error) =>
       deps.log(`[worker] announcing ${announced.length} tasks failed: ${(error as Error).message}`),
     );
+    await released;
     return done.finished.map((row) => ({
       ok: true,
       value: row
