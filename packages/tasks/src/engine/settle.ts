@@ -80,12 +80,7 @@ export function createSettler(deps: SettlerDeps) {
         ? [{ id: item.task.id, owner: item.owner, code: item.code, reason: item.reason }]
         : [],
     );
-    const [, completed, failed] = await Promise.all([
-      // Sent in the same pipeline as the first statements, so it costs no round trip. The
-      // hold this settles is already durable: if Postgres crashed and lost this commit,
-      // the task would be running again with its hold pending, and the sweep re-runs and
-      // settles it; one charge either way. Submission commits stay synchronous.
-      tx.unsafe("set local synchronous_commit = off"),
+    const [completed, failed] = await Promise.all([
       completeRuns(tx, completes),
       failRuns(tx, failures),
     ]);
