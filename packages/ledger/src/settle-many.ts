@@ -59,10 +59,15 @@ export async function postMany(
         ${column((item) => (item.details?.isStream ? 1 : 0))}::int[],
         ${column((item) => (item.details?.other ? JSON.stringify(item.details.other) : null))}::text[]
       ) as v(id, amount, request_id, model, pt, ct, crt, cwt, stream, other)
+    ), locked as (
+      -- Holds locked in id order, as voidMany locks them: no deadlock between the two.
+      select id from holds where id = any(${column((item) => item.holdId)}::text[])
+      order by id for update
     ), hold as (
       update holds h set state = 'posted', posted_quota = v.amount, resolved_at = now()
       from v
-      where h.id = v.id and h.state = 'pending' and h.amount_quota >= v.amount
+      where h.id = v.id and h.id in (select id from locked) and h.state = 'pending'
+        and h.amount_quota >= v.amount
       returning h.*
     ), entry as (
       insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
@@ -116,7 +121,10 @@ export async function voidMany(
   if (holdIds.length === 0) return { result: [], afterCommit: async () => {} };
   const voided = await tx<HoldRow[]>`
     update holds set state = 'voided', resolved_at = now()
-    where id = any(${holdIds}) and state = 'pending'
+    where id in (
+      -- Locked in id order, as postMany locks them, so a post racing a void never deadlocks.
+      select id from holds where id = any(${holdIds}) and state = 'pending' order by id for update
+    ) and state = 'pending'
     returning *`;
   const byId = new Map(voided.map((row) => [row.id, row]));
   const others = await statesOf(
