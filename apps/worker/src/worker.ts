@@ -1,4 +1,4 @@
-import { createLedger } from "@gw/ledger";
+import { createLedger, rollSpendDays } from "@gw/ledger";
 import { createSafeFetcher, urlPolicyFromEnv } from "@gw/safe-fetch";
 import { type Storage, storageFromEnv } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
@@ -96,8 +96,9 @@ export async function startWorker(deps: WorkerDeps) {
         config.requeueAfterMs,
       );
       const expired = await deleteExpiredFiles(sql, storage, config.linkTtlSeconds);
-      if (requeued + expired === 0) return null;
-      return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks`;
+      const days = await rollSpendDays(sql);
+      if (requeued + expired + days === 0) return null;
+      return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks, summed ${days} closed days of spend`;
     },
   });
   const stopWebhooks = startWebhookDelivery(

@@ -7,4 +7,5 @@ export {
   spendPage,
   spendRecords,
 } from "./records.ts";
+export { rolledThrough, rollSpendDays } from "./rollup.ts";
 export { type ModelSpend, type SpendSummary, spendSummary } from "./summary.ts";
