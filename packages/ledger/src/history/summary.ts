@@ -1,5 +1,6 @@
 import type { Sql } from "@gw/store";
 import type { Period } from "./records.ts";
+import { rolledThrough } from "./rollup.ts";
 
 export interface ModelSpend {
   model: string | null;
@@ -66,9 +67,8 @@ export async function spendSummary(
   userId: bigint,
   period: Period,
 ): Promise<SpendSummary> {
-  const [state] = await sql<{ through: string }[]>`
-    select rolled_through::text as through from spend_daily_state`;
-  const rolledEnd = state ? Date.parse(`${state.through}T00:00:00Z`) / 1000 + DAY : null;
+  const through = await rolledThrough(sql);
+  const rolledEnd = through === null ? null : through + DAY;
   const daysFrom = Math.ceil(period.start / DAY) * DAY;
   const daysTo = Math.min(Math.floor(period.end / DAY) * DAY, rolledEnd ?? 0);
   const parts =

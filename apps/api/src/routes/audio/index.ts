@@ -1,10 +1,9 @@
 import { AudioCallBody, AudioTask, ErrorBody } from "@gw/schemas";
-import { AUDIO_TASK_ID_PATTERN, findOwnTask } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
-import { ApiError } from "../../errors.ts";
 import { linkBase } from "../images/present.ts";
-import { idempotencyKeyOf } from "../images/submit.ts";
+import { idempotencyKeyOf } from "../paid-call.ts";
+import { ownTask } from "../task-view.ts";
 import { audioTask } from "./present.ts";
 import { submitAudioTask } from "./submit.ts";
 
@@ -50,11 +49,7 @@ export function audioRoutes(ctx: AppContext) {
     .get(
       "/v1/audio/generations/:id",
       async ({ principal, params, request }) => {
-        const task = AUDIO_TASK_ID_PATTERN.test(params.id)
-          ? await findOwnTask(ctx.sql, params.id, principal.userId)
-          : null;
-        if (task?.kind !== "audio")
-          throw new ApiError("not_found", `No audio task ${params.id.slice(0, 100)}`);
+        const task = await ownTask(ctx, principal, params.id, "audio");
         return audioTask(ctx, task, linkBase(ctx.config, request));
       },
       {

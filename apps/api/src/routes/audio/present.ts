@@ -4,14 +4,12 @@ import { priceSnapshot, toBilling } from "@gw/tariffs";
 import type { TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { failureError } from "../images/present.ts";
-
-const unix = (date: Date) => Math.floor(date.getTime() / 1000);
-const PROGRESS = { queued: 0, processing: 50, completed: 100, failed: 100 } as const;
+import { PROGRESS, unixSeconds } from "../task-view.ts";
 
 /** Spec 2.14: the task in any state; tracks once completed, the error once failed. */
 export function audioTask(ctx: AppContext, task: TaskRow, base: string): AudioTask {
   const completed = task.status === "completed";
-  const expires = task.finished_at ? unix(task.finished_at) + ctx.config.linkTtlSeconds : 0;
+  const expires = task.finished_at ? unixSeconds(task.finished_at) + ctx.config.linkTtlSeconds : 0;
   const tracks = completed
     ? (task.result?.files ?? []).map((file, index) => ({
         id: `${task.id}:${index}`,
@@ -37,8 +35,8 @@ export function audioTask(ctx: AppContext, task: TaskRow, base: string): AudioTa
     operation: task.operation,
     status: task.status,
     progress: PROGRESS[task.status],
-    created_at: unix(task.created_at),
-    finished_at: task.finished_at ? unix(task.finished_at) : null,
+    created_at: unixSeconds(task.created_at),
+    finished_at: task.finished_at ? unixSeconds(task.finished_at) : null,
     tracks,
     error: failed ? { code: failed.code, message: failed.message } : null,
     billing,

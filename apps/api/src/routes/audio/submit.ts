@@ -1,11 +1,11 @@
 import type { Principal } from "@gw/accounts";
 import type { AudioCallBody } from "@gw/schemas";
-import { type NormalizedCall, normalizeCall, priceCall } from "@gw/tariffs";
-import { findOwnTask, requestHash, SubmitRefused, type TaskRow } from "@gw/tasks";
+import { type NormalizedCall, normalizeCall } from "@gw/tariffs";
+import { findOwnTask, requestHash, type TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
-import { refusalError } from "../images/submit.ts";
 import { accessOf } from "../models/access.ts";
+import { submitPaid } from "../paid-call.ts";
 import { webhookUrlOf } from "../webhook-url.ts";
 
 /** `<task_public_id>:<track_index>` of an audio task (spec 2.14). */
@@ -67,29 +67,13 @@ export async function submitAudioTask(
   const { call } = normalized;
   const webhookUrl = webhookUrlOf(ctx, body.webhook_url);
   await checkAudioId(ctx, principal, call);
-  const { snapshot, price } = priceCall(call, principal.discountPpm);
-  try {
-    return await ctx.submitter.submit({
-      kind: "audio",
-      idPrefix: "aud",
-      money: "reserve",
-      userId: principal.userId,
-      keyId: principal.keyId,
-      model: call.model.id,
-      requestedModel: call.requested,
-      operation: call.operation.name,
-      prompt: call.prompt ?? null,
-      input: call.input,
-      responseFormat: "url",
-      price: snapshot,
-      holdQuota: price.holdQuota,
-      idempotency: idempotencyKey
-        ? { key: idempotencyKey, hash: requestHash("audio", body, []) }
-        : null,
-      webhookUrl,
-    });
-  } catch (error) {
-    if (error instanceof SubmitRefused) throw refusalError(error);
-    throw error;
-  }
+  return submitPaid(ctx, principal, call, {
+    kind: "audio",
+    idPrefix: "aud",
+    money: "reserve",
+    idempotency: idempotencyKey
+      ? { key: idempotencyKey, hash: requestHash("audio", body, []) }
+      : null,
+    webhookUrl,
+  });
 }

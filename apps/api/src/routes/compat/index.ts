@@ -1,16 +1,11 @@
 import type { Principal } from "@gw/accounts";
 import { ErrorBody } from "@gw/schemas";
-import {
-  AUDIO_TASK_ID_PATTERN,
-  findOwnTask,
-  findOwnTasks,
-  TASK_ID_PATTERN,
-  type TaskRow,
-} from "@gw/tasks";
+import { findOwnTasks } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { linkBase } from "../images/present.ts";
+import { ownTask } from "../task-view.ts";
 import { imageCompatTask, musicData, seedOf } from "./present.ts";
 
 /** How many ids one list call may name (a clear 400 beyond). */
@@ -31,17 +26,8 @@ const ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 /** `/{mode}/imgcompat` paths: a mode is a short lower-case word (fast, relax, turbo, …). */
 const MODE = /^[a-z]{1,16}$/;
 
-async function own(
-  ctx: AppContext,
-  principal: Principal,
-  id: string,
-  kind: "audio" | "image",
-): Promise<TaskRow> {
-  const pattern = kind === "audio" ? AUDIO_TASK_ID_PATTERN : TASK_ID_PATTERN;
-  const task = pattern.test(id) ? await findOwnTask(ctx.sql, id, principal.userId) : null;
-  if (task?.kind !== kind) throw new ApiError("not_found", `No ${kind} task ${id.slice(0, 100)}`);
-  return task;
-}
+const own = (ctx: AppContext, principal: Principal, id: string, kind: "audio" | "image") =>
+  ownTask(ctx, principal, id, kind);
 
 function checkMode(mode: string | undefined) {
   if (mode !== undefined && !MODE.test(mode))

@@ -3,8 +3,7 @@ import type { TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { audioTask } from "../audio/present.ts";
 import { imageTask } from "../images/present.ts";
-
-const PROGRESS = { queued: 0, processing: 50, completed: 100, failed: 100 } as const;
+import { PROGRESS } from "../task-view.ts";
 
 /** Spec 2.16: the music-task reader's `data`: the task's state, plus its tracks once done. */
 export function musicData(ctx: AppContext, task: TaskRow, base: string) {

@@ -1,12 +1,14 @@
 import type { Principal } from "@gw/accounts";
 import { ErrorBody, ImageEditForm, ImagesResult, ImageTask, MediaCallBody } from "@gw/schemas";
-import { applyFinished, findOwnTask, findTask, TASK_ID_PATTERN, type TaskRow } from "@gw/tasks";
+import { applyFinished, findTask, type TaskRow } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { idempotencyKeyOf } from "../paid-call.ts";
+import { ownTask } from "../task-view.ts";
 import { checkCallBody, parseEditForm } from "./multipart.ts";
 import { failureError, imagesResult, imageTask, linkBase } from "./present.ts";
-import { idempotencyKeyOf, type Submission, submitImageTask } from "./submit.ts";
+import { type Submission, submitImageTask } from "./submit.ts";
 
 const FAILURES = {
   400: ErrorBody,
@@ -158,10 +160,7 @@ export function imageRoutes(ctx: AppContext) {
     .get(
       "/v1/images/tasks/:task_id",
       async ({ principal, params, request }) => {
-        const task = TASK_ID_PATTERN.test(params.task_id)
-          ? await findOwnTask(ctx.sql, params.task_id, principal.userId)
-          : null;
-        if (!task) throw new ApiError("not_found", `No image task ${params.task_id.slice(0, 64)}`);
+        const task = await ownTask(ctx, principal, params.task_id, "image");
         return imageTask(ctx, task, linkBase(ctx.config, request));
       },
       {

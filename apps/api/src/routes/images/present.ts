@@ -3,8 +3,7 @@ import { signLink } from "@gw/storage";
 import type { TaskFile, TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
-
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+import { PROGRESS, unixSeconds } from "../task-view.ts";
 
 /**
  * Where result links point: PUBLIC_BASE_URL; else the origin the client called, but only
@@ -44,7 +43,7 @@ async function present(
     };
   }
   // Links expire a link lifetime after completion, never later, whenever they are shown.
-  const expires = seconds(task.finished_at!) + ctx.config.linkTtlSeconds;
+  const expires = unixSeconds(task.finished_at!) + ctx.config.linkTtlSeconds;
   return {
     url: `${base}${signLink(ctx.config.linkSecret, file.key, expires)}`,
     content_type: file.content_type,
@@ -77,7 +76,7 @@ export async function imagesResult(
     id: task.id,
     task_id: task.id,
     object: "image.result",
-    created: seconds(task.finished_at!),
+    created: unixSeconds(task.finished_at!),
     model: task.model,
     operation: task.operation,
     data: await resultData(ctx, task, base, inline),
@@ -112,8 +111,6 @@ export function failureError(
   );
 }
 
-const PROGRESS = { queued: 0, processing: 50, completed: 100, failed: 100 } as const;
-
 /** GET /v1/images/tasks/{task_id}: the task in any state. */
 export async function imageTask(ctx: AppContext, task: TaskRow, base: string): Promise<ImageTask> {
   const view: ImageTask = {
@@ -124,8 +121,8 @@ export async function imageTask(ctx: AppContext, task: TaskRow, base: string): P
     progress: PROGRESS[task.status],
     model: task.model,
     operation: task.operation,
-    created_at: seconds(task.created_at),
-    finished_at: task.finished_at ? seconds(task.finished_at) : null,
+    created_at: unixSeconds(task.created_at),
+    finished_at: task.finished_at ? unixSeconds(task.finished_at) : null,
   };
   if (task.status === "completed") {
     view.data = await resultData(ctx, task, base).catch(() => []);

@@ -1,17 +1,11 @@
 import type { Principal } from "@gw/accounts";
 import type { MediaCallBody } from "@gw/schemas";
-import { type NormalizedCall, normalizeCall, priceCall, quotaToUsd } from "@gw/tariffs";
-import {
-  findOwnTask,
-  isUploadRef,
-  requestHash,
-  SubmitRefused,
-  type TaskRow,
-  type Upload,
-} from "@gw/tasks";
+import { type NormalizedCall, normalizeCall } from "@gw/tariffs";
+import { findOwnTask, isUploadRef, requestHash, type TaskRow, type Upload } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { accessOf } from "../models/access.ts";
+import { submitPaid } from "../paid-call.ts";
 import { webhookUrlOf } from "../webhook-url.ts";
 
 export type ImageEndpoint = "generations" | "edits";
@@ -22,20 +16,6 @@ export interface Submission {
   /** Files of a multipart edit; the body names them `upload:<n>`. */
   uploads: Upload[];
   idempotencyKey: string | null;
-}
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** Reads the Idempotency-Key header; a malformed one is refused rather than ignored. */
-export function idempotencyKeyOf(request: Request): string | null {
-  const value = request.headers.get("idempotency-key");
-  if (value === null) return null;
-  if (!IDEMPOTENCY_KEY.test(value))
-    throw new ApiError(
-      "invalid_request",
-      "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces",
-    );
-  return value;
 }
 
 function validate(ctx: AppContext, principal: Principal, submission: Submission): NormalizedCall {
@@ -93,27 +73,6 @@ function fingerprint(submission: Submission): string {
   );
 }
 
-const MESSAGES = {
-  insufficient_funds: "Insufficient balance for this request",
-  key_budget_exceeded: "This API key's remaining budget is too small for this request",
-} as const;
-
-const usd = (quota: bigint) => String(quotaToUsd(quota));
-
-/** A refused submission as the client sees it. */
-export function refusalError(refused: SubmitRefused): ApiError {
-  if (refused.code === "idempotency_conflict")
-    return new ApiError(
-      "idempotency_conflict",
-      "This Idempotency-Key was already used with a different request; use a new key for a new request",
-      refused.detail.taskId ? { "x-task-id": refused.detail.taskId } : {},
-    );
-  return new ApiError(
-    refused.code,
-    `${MESSAGES[refused.code]}: it needs $${usd(refused.detail.neededQuota ?? 0n)}, $${usd(refused.detail.availableQuota ?? 0n)} is available`,
-  );
-}
-
 /**
  * Starts a paid image task: validates the call and fixes its price, then hands it to
  * the paid-task engine (hold and task row in a group commit, then the job). Copies of
@@ -127,29 +86,14 @@ export async function submitImageTask(
   const call = validate(ctx, principal, submission);
   const webhookUrl = webhookUrlOf(ctx, submission.body.webhook_url);
   await checkTaskSource(ctx, principal, call);
-  const { snapshot, price } = priceCall(call, principal.discountPpm);
-  try {
-    return await ctx.submitter.submit({
-      kind: "image",
-      idPrefix: "img",
-      userId: principal.userId,
-      keyId: principal.keyId,
-      model: call.model.id,
-      requestedModel: call.requested,
-      operation: call.operation.name,
-      prompt: call.prompt ?? null,
-      input: call.input,
-      responseFormat: submission.body.response_format ?? "url",
-      price: snapshot,
-      holdQuota: price.holdQuota,
-      uploads: submission.uploads,
-      idempotency: submission.idempotencyKey
-        ? { key: submission.idempotencyKey, hash: fingerprint(submission) }
-        : null,
-      webhookUrl,
-    });
-  } catch (error) {
-    if (error instanceof SubmitRefused) throw refusalError(error);
-    throw error;
-  }
+  return submitPaid(ctx, principal, call, {
+    kind: "image",
+    idPrefix: "img",
+    responseFormat: submission.body.response_format ?? "url",
+    uploads: submission.uploads,
+    idempotency: submission.idempotencyKey
+      ? { key: submission.idempotencyKey, hash: fingerprint(submission) }
+      : null,
+    webhookUrl,
+  });
 }

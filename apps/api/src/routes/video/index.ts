@@ -1,11 +1,11 @@
 import type { Principal } from "@gw/accounts";
 import { ErrorBody, Video, VideoCallBody, VideoGeneration } from "@gw/schemas";
-import { findOwnTask, type TaskRow, VIDEO_TASK_ID_PATTERN } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { linkBase } from "../images/present.ts";
-import { idempotencyKeyOf } from "../images/submit.ts";
+import { idempotencyKeyOf } from "../paid-call.ts";
+import { ownTask } from "../task-view.ts";
 import { expiresAt, videoGeneration, videoObject } from "./present.ts";
 import { parseRange } from "./range.ts";
 import { submitVideoTask } from "./submit.ts";
@@ -34,14 +34,9 @@ const READ_ERRORS = {
 };
 const TaskParams = t.Object({ id: t.String({ maxLength: 200 }) });
 
-/** One of the caller's video tasks; another account's answers exactly like a missing one. */
-async function ownVideo(ctx: AppContext, principal: Principal, id: string): Promise<TaskRow> {
-  const task = VIDEO_TASK_ID_PATTERN.test(id)
-    ? await findOwnTask(ctx.sql, id, principal.userId)
-    : null;
-  if (task?.kind !== "video") throw new ApiError("not_found", `No video ${id.slice(0, 100)}`);
-  return task;
-}
+/** One of the caller's videos; another account's answers exactly like a missing one. */
+const ownVideo = (ctx: AppContext, principal: Principal, id: string) =>
+  ownTask(ctx, principal, id, "video");
 
 /**
  * Video (OpenAI's videos API, which clients know): create answers at once with the video

@@ -4,20 +4,19 @@ import { priceSnapshot, toBilling } from "@gw/tariffs";
 import type { TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { failureError } from "../images/present.ts";
+import { PROGRESS, unixSeconds } from "../task-view.ts";
 import { frameSizeOf } from "./size.ts";
 
-const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 const STATUS = {
   queued: "queued",
   processing: "in_progress",
   completed: "completed",
   failed: "failed",
 } as const;
-const PROGRESS = { queued: 0, processing: 50, completed: 100, failed: 100 } as const;
 
 /** When a finished task's file stops being served (its links' lifetime). */
 export function expiresAt(ctx: AppContext, task: TaskRow): number | null {
-  return task.finished_at ? unix(task.finished_at) + ctx.config.linkTtlSeconds : null;
+  return task.finished_at ? unixSeconds(task.finished_at) + ctx.config.linkTtlSeconds : null;
 }
 
 function billingOf(task: TaskRow): Video["metadata"]["billing"] {
@@ -37,8 +36,9 @@ export function videoObject(ctx: AppContext, task: TaskRow): Video {
     model: task.model,
     status: STATUS[task.status],
     progress: PROGRESS[task.status],
-    created_at: unix(task.created_at),
-    completed_at: task.status === "completed" && task.finished_at ? unix(task.finished_at) : null,
+    created_at: unixSeconds(task.created_at),
+    completed_at:
+      task.status === "completed" && task.finished_at ? unixSeconds(task.finished_at) : null,
     expires_at: task.status === "completed" ? expiresAt(ctx, task) : null,
     prompt: task.prompt,
     seconds: String(task.input.duration ?? ""),

@@ -1,10 +1,10 @@
 import type { Principal } from "@gw/accounts";
-import { normalizeCall, priceCall } from "@gw/tariffs";
-import { requestHash, SubmitRefused, type TaskRow } from "@gw/tasks";
+import { normalizeCall } from "@gw/tariffs";
+import { requestHash, type TaskRow } from "@gw/tasks";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
-import { refusalError } from "../images/submit.ts";
 import { accessOf } from "../models/access.ts";
+import { submitPaid } from "../paid-call.ts";
 import { webhookUrlOf } from "../webhook-url.ts";
 import { videoCall } from "./body.ts";
 
@@ -36,30 +36,13 @@ export async function submitVideoTask(
     },
   );
   if (!normalized.ok) throw new ApiError(normalized.code, normalized.message);
-  const { call } = normalized;
   const webhookUrl = webhookUrlOf(ctx, body.webhook_url);
-  const { snapshot, price } = priceCall(call, principal.discountPpm);
-  try {
-    return await ctx.submitter.submit({
-      kind: "video",
-      idPrefix: "vid",
-      userId: principal.userId,
-      keyId: principal.keyId,
-      model: call.model.id,
-      requestedModel: call.requested,
-      operation: call.operation.name,
-      prompt: call.prompt ?? null,
-      input: call.input,
-      responseFormat: "url",
-      price: snapshot,
-      holdQuota: price.holdQuota,
-      idempotency: idempotencyKey
-        ? { key: idempotencyKey, hash: requestHash("video", body, []) }
-        : null,
-      webhookUrl,
-    });
-  } catch (error) {
-    if (error instanceof SubmitRefused) throw refusalError(error);
-    throw error;
-  }
+  return submitPaid(ctx, principal, normalized.call, {
+    kind: "video",
+    idPrefix: "vid",
+    idempotency: idempotencyKey
+      ? { key: idempotencyKey, hash: requestHash("video", body, []) }
+      : null,
+    webhookUrl,
+  });
 }
