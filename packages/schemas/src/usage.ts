@@ -25,7 +25,7 @@ export const SpendHistoryQuery = Type.Object({
   format: Type.Optional(
     Type.String({
       description:
-        "`csv` streams every record of the period as CSV (as does `Accept: text/csv`); `limit` does not apply.",
+        "`csv` streams every record of the period as CSV (as does `Accept: text/csv`); `limit` does not apply. `json` (the default) pages.",
     }),
   ),
 });

@@ -54,9 +54,10 @@ export function tokenUsage(principal: Principal): TokenUsage {
  */
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** CSV when the client asks for it by `?format=csv` or an Accept header naming text/csv. */
+/** CSV when the client asks for it by `?format=csv`, or by an Accept header naming text/csv unless `?format=json` says otherwise. */
 const wantsCsv = (request: Request, format: string | undefined) =>
-  format === "csv" || /\btext\/csv\b/i.test(request.headers.get("accept") ?? "");
+  format === "csv" ||
+  (format === undefined && /\btext\/csv\b/i.test(request.headers.get("accept") ?? ""));
 
 const ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 

@@ -86,6 +86,13 @@ describe("parseHistoryQuery", () => {
       expect(refusal(() => parseHistoryQuery({ limit }, NOW))).toContain("'limit'");
   });
 
+  test("format is csv or json", () => {
+    expect(parseHistoryQuery({ format: "csv" }, NOW).limit).toBe(50);
+    expect(parseHistoryQuery({ format: "json" }, NOW).limit).toBe(50);
+    for (const format of ["xml", "CSV", ""])
+      expect(refusal(() => parseHistoryQuery({ format }, NOW))).toContain("'format'");
+  });
+
   test("cursor is a positive integer", () => {
     expect(parseHistoryQuery({ cursor: "42" }, NOW).cursor).toBe(42n);
     expect(parseHistoryQuery({}, NOW).cursor).toBeUndefined();

@@ -17,6 +17,7 @@ export interface PeriodQuery {
 export interface HistoryQuery extends PeriodQuery {
   limit?: string;
   cursor?: string;
+  format?: string;
 }
 
 const invalid = (parameter: string, rule: string) =>
@@ -66,5 +67,7 @@ export function parseHistoryQuery(query: HistoryQuery, nowSeconds: number) {
   const cursor = integer(query as Record<string, string>, "cursor");
   if (cursor !== undefined && (cursor < 1n || cursor > MAX_BIGINT))
     throw invalid("cursor", "must be a positive integer (the next_cursor of the previous page)");
+  if (query.format !== undefined && query.format !== "csv" && query.format !== "json")
+    throw invalid("format", "must be csv or json");
   return { ...period, limit: limit === undefined ? DEFAULT_LIMIT : Number(limit), cursor };
 }
