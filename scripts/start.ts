@@ -39,7 +39,11 @@ await sql.end();
 redis.disconnect();
 
 const port = process.env.PORT || "3000";
+// The operator's own admin token is theirs to know: the banner never prints it.
+const operatorToken = Boolean(process.env.ADMIN_TOKEN);
 const env = {
+  // Human-readable log lines on this terminal unless asked otherwise (LOG_FORMAT=json).
+  LOG_FORMAT: production ? "json" : "pretty",
   ...process.env,
   DATABASE_URL: backends.databaseUrl,
   REDIS_URL: backends.redisUrl,
@@ -85,7 +89,11 @@ if (demo) {
       "=== gateway ready ==================================================",
       `  api          ${base}   (OpenAPI page: ${base}/swagger)`,
       `  demo key     ${demo.secret}   (account ${demo.userId}, $10 to start; kept in ${join(dataDir, "demo-key")})`,
-      `  admin token  ${demo.adminToken}   (kept in ${join(dataDir, "admin-token")} unless ADMIN_TOKEN is set)`,
+      operatorToken
+        ? "  admin token  (the ADMIN_TOKEN you set)"
+        : `  admin token  ${demo.adminToken}   (kept in ${join(dataDir, "admin-token")}; set ADMIN_TOKEN to use your own)`,
+      `  health       ${base}/healthz, ${base}/readyz   metrics: ${base}/metrics (admin token)`,
+      "  admin CLI    bun run admin users list   (reads the token from .data/admin-token)",
       "  try:",
       `    curl -s ${base}/v1/balance -H "Authorization: Bearer ${demo.secret}"`,
       `    curl -s ${base}/v1/images/generations -H "Authorization: Bearer ${demo.secret}" \\`,

@@ -3,7 +3,7 @@
  * does not hide the others), echoes their output, and ends with the one line CI reads:
  * `N passed, N failed`, summed over all packages from bun test's ` N pass` / ` N fail`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureInstalled } from "./ensure-install.ts";
@@ -69,6 +69,13 @@ try {
 }
 const embedded = backends.postgres === "embedded-pglite";
 
+// Every log line of the run's test apis and workers lands in logDir; every key secret the
+// tests made is listed in secretsFile. After the run, no secret may appear in any log.
+const logDir = join(scratch, "logs");
+mkdirSync(logDir);
+const secretsFile = join(scratch, "secrets.txt");
+writeFileSync(secretsFile, "");
+
 const extra = process.argv.slice(2);
 // Embedded PGlite is one session for all connections, so test files take turns there.
 const concurrency = embedded ? "--concurrency=1" : "--concurrency=2";
@@ -85,6 +92,8 @@ const child = Bun.spawn(
       TEST_EMBEDDED_PG: embedded ? "1" : "0",
       TURBO_TELEMETRY_DISABLED: "1",
       FORCE_COLOR: "0",
+      GW_TEST_LOG_DIR: logDir,
+      GW_TEST_SECRETS_FILE: secretsFile,
     },
   },
 );
@@ -95,10 +104,49 @@ await Promise.all([
 ]);
 const exitCode = await child.exited;
 await backends.stop();
+const leaks = secretsInLogs(collected.join(""));
+const logFiles = readdirSync(logDir).length;
+const secretsChecked = readSecrets().length;
 rmSync(scratch, { recursive: true, force: true });
+
+function readSecrets(): string[] {
+  try {
+    return [
+      ...new Set(
+        readFileSync(secretsFile, "utf8")
+          .split("\n")
+          .filter((line) => line.length >= 16),
+      ),
+    ];
+  } catch {
+    return [];
+  }
+}
+
+/** Where (a log file, or the test output) any recorded secret appears. */
+function secretsInLogs(output: string): string[] {
+  const secrets = readSecrets();
+  if (secrets.length === 0) return [];
+  const places: string[] = [];
+  const sources: [string, string][] = [["the test output", output]];
+  for (const file of readdirSync(logDir))
+    sources.push([`log ${file}`, readFileSync(join(logDir, file), "utf8")]);
+  for (const [name, text] of sources)
+    if (secrets.some((secret) => text.includes(secret))) places.push(name);
+  return places;
+}
 
 const totals = { pass: 0, fail: 0 };
 count(collected.join(""), totals);
+if (leaks.length > 0) {
+  for (const leak of leaks)
+    console.error(`[test] FAIL: a key secret made by the tests appears in ${leak}`);
+  totals.fail += 1;
+} else {
+  console.log(
+    `[test] no secret in the logs: ${secretsChecked} secrets checked against ${logFiles} log files and the test output`,
+  );
+}
 // A package that crashed before printing its summary still counts as a failure.
 if (exitCode !== 0 && totals.fail === 0) totals.fail = 1;
 console.log(`${totals.pass} passed, ${totals.fail} failed`);

@@ -5,25 +5,31 @@ import { storageFromEnv } from "@gw/storage";
 import { duplicateClient, type RedisClient, type Sql } from "@gw/store";
 import { loadCatalog } from "@gw/tariffs";
 import { CompletionWaiter, createSubmitter, doneChannel, finishedAmong } from "@gw/tasks";
+import { createLogger, GatewayMetrics, type Logger } from "@gw/telemetry";
 import { Elysia } from "elysia";
 import type { ApiConfig } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { docsPlugin } from "./docs/index.ts";
+import { observeFetch, wrapFetch } from "./observe/access.ts";
+import { noteRequest } from "./observe/request-context.ts";
 import { authPlugin } from "./plugins/auth.ts";
 import { bodyPlugin } from "./plugins/body/index.ts";
 import { closuresPlugin, EndpointClosures } from "./plugins/closures.ts";
+import { corsPlugin } from "./plugins/cors.ts";
 import { errorPlugin } from "./plugins/errors.ts";
 import { createRateLimiting } from "./plugins/rate-limit.ts";
 import { requestUrlPlugin } from "./plugins/request-url.ts";
 import { adminEndpointRoutes } from "./routes/admin/endpoints.ts";
 import { ADMIN_PREFIX, checkAdminToken } from "./routes/admin/guard.ts";
 import { adminKeyRoutes } from "./routes/admin/keys.ts";
+import { adminListRoutes } from "./routes/admin/lists.ts";
 import { adminUserRoutes } from "./routes/admin/users.ts";
 import { audioRoutes } from "./routes/audio/index.ts";
 import { balanceRoutes } from "./routes/balance/index.ts";
 import { billingRoutes } from "./routes/billing/index.ts";
 import { compatRoutes } from "./routes/compat/index.ts";
 import { fileRoutes } from "./routes/files/index.ts";
+import { healthRoutes } from "./routes/health/index.ts";
 import { imageRoutes } from "./routes/images/index.ts";
 import { EDIT_BODY } from "./routes/images/multipart.ts";
 import { mediaCatalogRoutes } from "./routes/media/catalog.ts";
@@ -40,6 +46,8 @@ export interface AppDeps {
   config: ApiConfig;
   sql: Sql;
   redis: RedisClient;
+  /** Structured log lines; silent when not given (tests pass a capturing one). */
+  logger?: Logger;
 }
 
 /** How the body gate reads a route's key: message-API routes take `x-api-key` too. */
@@ -52,7 +60,10 @@ function bodyAuth(route: string) {
  * Builds the api from its dependencies, without listening. Tests call it with their
  * own schema and Redis prefix; main.ts with the configured ones.
  */
-export async function createApp({ config, sql, redis }: AppDeps) {
+export async function createApp({ config, sql, redis, logger: given }: AppDeps) {
+  const logger = given ?? createLogger({ service: "api", level: "silent" });
+  const metrics = new GatewayMetrics("api");
+  redis.on("error", () => metrics.backendErrors.inc({ backend: "redis" }));
   const catalog = await loadCatalog(config.catalogFile);
   const ledger = createLedger({
     sql,
@@ -63,7 +74,7 @@ export async function createApp({ config, sql, redis }: AppDeps) {
   const storage = storageFromEnv(config.env, config.dataDir);
   const waiter = new CompletionWaiter(duplicateClient(redis), doneChannel(config.redisPrefix), {
     finishedAmong: (ids) => finishedAmong(sql, ids),
-    log: console.error,
+    log: (line) => logger.warn(line.replace(/^\[api\] /, "")),
   });
   await waiter.start();
   const closures = new EndpointClosures(sql, redis, `${config.redisPrefix}:endpoints:changed`);
@@ -93,13 +104,21 @@ export async function createApp({ config, sql, redis }: AppDeps) {
       storage,
       prefix: config.redisPrefix,
       partitions: config.jobPartitions,
-      log: console.error,
+      log: (line) => logger.warn(line.replace(/^\[[a-z]+\] /, "")),
     }),
     urlCheck: createUrlCheck(urlPolicyFromEnv(config.env)),
     routePaths: () => paths,
+    logger,
+    metrics,
+    lifecycle: { draining: false },
   };
-  const app = new Elysia({ normalize: false })
+  // Every request goes through one fetch handler (Bun's own router would answer routes
+  // directly), so each one gets its request id, access line and metrics.
+  const app = new Elysia({ normalize: false, systemRouter: false })
+    // Preflights are answered before anything else runs (no key, no body on an OPTIONS).
+    .use(corsPlugin(config.corsOrigins))
     .use(errorPlugin)
+    .onTransform({ as: "global" }, ({ route }) => noteRequest({ route }))
     // An admin change (a key disabled, a user's access) reaches paid calls at once.
     .onAfterHandle({ as: "global" }, ({ request }) => {
       if (request.method !== "GET" && new URL(request.url).pathname.startsWith(ADMIN_PREFIX))
@@ -123,7 +142,8 @@ export async function createApp({ config, sql, redis }: AppDeps) {
       }),
     )
     .use(closuresPlugin(closures))
-    .use(docsPlugin())
+    .use(docsPlugin(config))
+    .use(healthRoutes(context))
     .use(balanceRoutes(context))
     .use(usageRoutes(context))
     .use(countTokensRoutes(context))
@@ -138,10 +158,13 @@ export async function createApp({ config, sql, redis }: AppDeps) {
     .use(videoRoutes(context))
     .use(compatRoutes(context))
     .use(fileRoutes(context))
+    .use(adminListRoutes(context))
     .use(adminUserRoutes(context))
     .use(adminKeyRoutes(context))
     .use(adminEndpointRoutes(context));
-  paths = app.routes.map((route) => route.path);
+  paths = app.routes.filter((route) => route.method !== "OPTIONS").map((route) => route.path);
+  // Every request, whatever answers it, gets its x-request-id, an access line and metrics.
+  wrapFetch(app, (inner) => observeFetch(inner, { logger, metrics, catalog }));
   return { app, ledger, closures, waiter, context };
 }
 

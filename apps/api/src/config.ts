@@ -34,6 +34,13 @@ export interface ApiConfig {
    * waiting image requests still unanswered then get `504 task_pending` with their task id.
    */
   shutdownGraceMs: number;
+  /**
+   * Origins browsers may call from (CORS_ORIGINS, comma-separated); `*` (the default)
+   * allows any origin, without credentials: keys are bearer tokens, never cookies.
+   */
+  corsOrigins: "*" | string[];
+  /** Bearer token for GET /metrics (METRICS_TOKEN); the admin token is accepted too. */
+  metricsToken: string | undefined;
   /** Base of result links (PUBLIC_BASE_URL). */
   publicBaseUrl: string | undefined;
   /**
@@ -125,6 +132,26 @@ function linkTtl(value: string | undefined): number {
   }
 }
 
+/** `*`, or a list of origins (`https://app.example.com`), each checked to be one. */
+function corsOrigins(value: string | undefined): "*" | string[] {
+  if (value === undefined || value.trim() === "" || value.trim() === "*") return "*";
+  const origins = value
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {}
+    if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol))
+      throw new ConfigError(
+        `CORS_ORIGINS has "${origin}", which is not an origin like https://app.example.com (scheme, host, optional port; no path)`,
+      );
+  }
+  return origins;
+}
+
 /** Reads the environment once at start; a bad value stops the process with a clear message. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ApiConfig {
   const production = env.NODE_ENV === "production";
@@ -168,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     catalogFile: env.CATALOG_FILE || undefined,
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     shutdownGraceMs: positive("API_SHUTDOWN_GRACE_MS", env.API_SHUTDOWN_GRACE_MS, 60_000),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    metricsToken: env.METRICS_TOKEN || undefined,
     publicBaseUrl: baseUrl(env.PUBLIC_BASE_URL),
     publicHosts: publicHosts(env.PUBLIC_HOSTS),
     linkSecret: linkSecret(env.RESULT_LINK_SECRET, production),

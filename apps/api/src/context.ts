@@ -4,6 +4,7 @@ import type { Storage } from "@gw/storage";
 import type { RedisClient, Sql } from "@gw/store";
 import type { Catalog } from "@gw/tariffs";
 import type { CompletionWaiter, Submitter } from "@gw/tasks";
+import type { GatewayMetrics, Logger } from "@gw/telemetry";
 import type { ApiConfig } from "./config.ts";
 import type { authPlugin } from "./plugins/auth.ts";
 import type { EndpointClosures } from "./plugins/closures.ts";
@@ -32,4 +33,8 @@ export interface AppContext {
   urlCheck: (url: string) => string | null;
   /** Paths of every route of the finished app, for validating endpoint closures. */
   routePaths: () => string[];
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Set once a stop began: readiness then answers 503 so load balancers move on. */
+  lifecycle: { draining: boolean };
 }

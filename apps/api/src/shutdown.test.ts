@@ -2,11 +2,9 @@
 // connections but keeps its completion listener, Postgres and Redis until every request
 // in flight is answered (here: 40 image calls on a 1.5 s upstream), then exits cleanly.
 import { afterAll, expect, test } from "bun:test";
-import { resolve } from "node:path";
 import { startOpenAIImagesStub } from "@gw/providers/testing";
-import { startImageStack } from "./testing-images.ts";
+import { spawnApiProcess, startImageStack } from "./testing-images.ts";
 
-const API_MAIN = resolve(import.meta.dir, "main.ts");
 const stub = await startOpenAIImagesStub({ fast: true, latencyMs: 1_500 });
 const env = {
   PROVIDER_ROUTES: "gpt-image-1=openai",
@@ -25,41 +23,9 @@ afterAll(() => {
 
 /** A real api process over this test's schema and prefix; resolves once it listens. */
 async function spawnApi() {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const free = probe.port;
-  probe.stop(true);
-  const proc = Bun.spawn(["bun", "run", API_MAIN], {
-    env: {
-      ...process.env,
-      ...stack.env,
-      ...env,
-      NODE_ENV: "test",
-      DATABASE_URL: store.databaseUrl,
-      DATABASE_SCHEMA: store.schema,
-      REDIS_URL: store.redisUrl,
-      REDIS_PREFIX: store.prefix,
-      PORT: String(free),
-      PUBLIC_HOSTS: "127.0.0.1",
-    },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  spawned.push(proc);
-  let output = "";
-  const decoder = new TextDecoder();
-  let listening: (port: number) => void = () => {};
-  const port = new Promise<number>((resolvePort, reject) => {
-    listening = resolvePort;
-    void proc.exited.then(() => reject(new Error(`the api exited before it listened:\n${output}`)));
-  });
-  void (async () => {
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      output += decoder.decode(chunk, { stream: true });
-      const match = /listening on http:\/\/localhost:(\d+)/.exec(output);
-      if (match) listening(Number(match[1]));
-    }
-  })();
-  return { proc, port: await port, output: () => output };
+  const api = await spawnApiProcess(stack, env);
+  spawned.push(api.proc);
+  return api;
 }
 
 test("SIGTERM during a burst: every request in flight is answered, then the api exits", async () => {

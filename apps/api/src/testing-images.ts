@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { TEST_CA_FILE } from "@gw/safe-fetch/testing";
 import { createTestStore } from "@gw/store/testing";
+import { keepTestOutput } from "./observe/test-log.ts";
 import { startTestApi, type TestApi } from "./testing.ts";
 
 const WORKER_MAIN = resolve(import.meta.dir, "..", "..", "worker", "src", "main.ts");
@@ -67,6 +68,7 @@ export async function startImageStack(
         TASK_LEASE_MS: "3000",
         TASK_REQUEUE_AFTER_MS: "1500",
         RECONCILE_INTERVAL_MS: "500",
+        WORKER_HTTP_PORT: "0",
         ...env,
         ...extra,
       },
@@ -82,11 +84,12 @@ export async function startImageStack(
       const decoder = new TextDecoder();
       for await (const chunk of stream) {
         text += decoder.decode(chunk, { stream: true });
-        if (/\[worker\] \S+ started/.test(text)) ready();
+        if (/\S+ started: \d+ tasks at once/.test(text)) ready();
       }
     };
     void drain(proc.stdout as ReadableStream<Uint8Array>);
     void drain(proc.stderr as ReadableStream<Uint8Array>);
+    void proc.exited.then(() => keepTestOutput(`worker-${proc.pid}`, text));
     const exited = proc.exited.then(() => {
       throw new Error(`the worker exited before it started:\n${text}`);
     });
@@ -125,4 +128,56 @@ export async function startImageStack(
     rmSync(filesDir, { recursive: true, force: true });
   });
   return { api, filesDir, env, spawnWorker, stopWorkers, accountState };
+}
+
+const API_MAIN = resolve(import.meta.dir, "main.ts");
+
+export interface ApiProcess {
+  proc: ReturnType<typeof Bun.spawn>;
+  port: number;
+  /** Everything it printed to standard output so far. */
+  output(): string;
+}
+
+/** A real api process over the stack's schema, prefix and files; resolves once it listens. */
+export async function spawnApiProcess(
+  stack: ImageStack,
+  env: Record<string, string> = {},
+): Promise<ApiProcess> {
+  const { store } = stack.api;
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const free = probe.port;
+  probe.stop(true);
+  const proc = Bun.spawn(["bun", "run", API_MAIN], {
+    env: {
+      ...process.env,
+      ...stack.env,
+      ...env,
+      NODE_ENV: "test",
+      DATABASE_URL: store.databaseUrl,
+      DATABASE_SCHEMA: store.schema,
+      REDIS_URL: store.redisUrl,
+      REDIS_PREFIX: store.prefix,
+      PORT: String(free),
+      PUBLIC_HOSTS: "127.0.0.1",
+    },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  let output = "";
+  const decoder = new TextDecoder();
+  let listening: (port: number) => void = () => {};
+  const port = new Promise<number>((resolvePort, reject) => {
+    listening = resolvePort;
+    void proc.exited.then(() => reject(new Error(`the api exited before it listened:\n${output}`)));
+  });
+  void (async () => {
+    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+      output += decoder.decode(chunk, { stream: true });
+      const match = /listening on http:\/\/localhost:(\d+)/.exec(output);
+      if (match) listening(Number(match[1]));
+    }
+    keepTestOutput(`api-${proc.pid}`, output);
+  })();
+  return { proc, port: await port, output: () => output };
 }

@@ -2,9 +2,12 @@ import { afterAll } from "bun:test";
 import { createTestStore, type TestStore } from "@gw/store/testing";
 import { createApp } from "./app.ts";
 import { type ApiConfig, loadConfig } from "./config.ts";
+import { wrapFetch } from "./observe/access.ts";
+import { captureLogs, recordTestSecret } from "./observe/test-log.ts";
 import { listenOptions } from "./server.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
+recordTestSecret(ADMIN_TOKEN);
 
 export interface TestApi {
   store: TestStore;
@@ -14,6 +17,8 @@ export interface TestApi {
   /** A call to the running server; `key` becomes `Authorization: Bearer <key>`. */
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
+  /** Every log line this api wrote (JSON), in order. */
+  logs(): string[];
   /** A fresh account with a key, made through the admin API; returns the secret. */
   account(options?: {
     balanceUsd?: number;
@@ -52,7 +57,14 @@ export async function startTestApi(
     ...env,
     REDIS_PREFIX: ownStore.prefix,
   });
-  const built = await createApp({ config, sql: ownStore.sql, redis: ownStore.redis });
+  const capture = captureLogs("api");
+  const built = await createApp({
+    config,
+    sql: ownStore.sql,
+    redis: ownStore.redis,
+    logger: capture.logger,
+  });
+  recordKeysMade(built.app);
   built.app.listen({ ...listenOptions({ ...config, port: 0 }), hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${built.app.server!.port}`;
 
@@ -96,5 +108,33 @@ export async function startTestApi(
     await built.app.stop(true);
   };
   afterAll(stop);
-  return { store: ownStore, url, config, app: built, call, admin, account, stop };
+  return {
+    store: ownStore,
+    url,
+    config,
+    app: built,
+    call,
+    admin,
+    logs: capture.lines,
+    account,
+    stop,
+  };
+}
+
+/**
+ * Records every key secret the admin API hands out in this test api, however the test
+ * asked for it, so the runner can check that none of them reached a log.
+ */
+function recordKeysMade(app: Parameters<typeof wrapFetch>[0]) {
+  wrapFetch(app, (inner) => async (request, server) => {
+    const response = await inner(request, server);
+    if (request.method === "POST" && response.status === 201 && /\/admin\/keys/.test(request.url)) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as { key?: unknown } | null;
+      if (typeof body?.key === "string") recordTestSecret(body.key);
+    }
+    return response;
+  });
 }

@@ -34,6 +34,10 @@ export interface WorkerConfig {
   webhookMaxAttempts: number;
   /** Result files are deleted this long after completion; links expire by then too. */
   linkTtlSeconds: number;
+  /** Port of the worker's own /metrics, /healthz and /readyz (WORKER_HTTP_PORT; 0: any free port). */
+  httpPort: number;
+  /** On SIGTERM: how long running tasks may take to finish before they are handed back. */
+  shutdownGraceMs: number;
   env: Record<string, string | undefined>;
 }
 
@@ -46,6 +50,25 @@ function positive(env: Record<string, string | undefined>, name: string, fallbac
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw new Error(`${name} must be a positive number`);
   return number;
+}
+
+function nonNegative(env: Record<string, string | undefined>, name: string, fallback: number) {
+  const value = env[name];
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw new Error(`${name} must be 0 or more`);
+  return number;
+}
+
+/** The port Prometheus exporters use by convention (OpenTelemetry's is 9464). */
+export const DEFAULT_WORKER_HTTP_PORT = 9464;
+
+function portFromEnv(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error("WORKER_HTTP_PORT must be a port number (0 for any free port)");
+  return port;
 }
 
 /** The offline provider renders on this process's CPU: a few at once keep the event loop free. */
@@ -89,6 +112,8 @@ export function loadWorkerConfig(
     webhookRetryBaseMs: positive(env, "WEBHOOK_RETRY_BASE_MS", 5_000),
     webhookMaxAttempts: positive(env, "WEBHOOK_MAX_ATTEMPTS", 8),
     linkTtlSeconds: linkTtlFromEnv(env.RESULT_LINK_TTL_SECONDS),
+    httpPort: portFromEnv(env.WORKER_HTTP_PORT, DEFAULT_WORKER_HTTP_PORT),
+    shutdownGraceMs: nonNegative(env, "WORKER_SHUTDOWN_GRACE_MS", 30_000),
     env,
   };
 }

@@ -1,24 +1,28 @@
-import { createLedger, rollSpendDays } from "@gw/ledger";
+import { countOpenHolds, createLedger, rollSpendDays } from "@gw/ledger";
 import { createSafeFetcher, urlPolicyFromEnv } from "@gw/safe-fetch";
 import { type Storage, storageFromEnv } from "@gw/storage";
-import type { RedisClient, Sql } from "@gw/store";
+import { checkBackends, type RedisClient, type Sql } from "@gw/store";
 import { loadCatalog } from "@gw/tariffs";
 import {
   createSettler,
   deleteExpiredFiles,
   findTask,
   Lanes,
+  queueStats,
   type RunOutcome,
   requeueStranded,
   startConsumer,
   taskEvent,
 } from "@gw/tasks";
+import { createLogger, GatewayMetrics, type Logger } from "@gw/telemetry";
 import { deliverDue } from "@gw/webhooks";
 import type { WorkerConfig } from "./config.ts";
+import { startProbeServer } from "./http.ts";
 import { audioKind } from "./kinds/audio.ts";
 import { imageKind } from "./kinds/image.ts";
 import { videoKind } from "./kinds/video.ts";
 import { startMaintenance } from "./maintenance.ts";
+import { runObserver } from "./observe.ts";
 import { audioProvidersFromEnv, createRouter, providersFromEnv } from "./providers.ts";
 
 export interface WorkerDeps {
@@ -27,7 +31,11 @@ export interface WorkerDeps {
   redis: RedisClient;
   workerId: string;
   storage?: Storage;
+  /** Structured log lines; a silent logger when not given. */
+  logger?: Logger;
+  /** Plain lines (tests collect them); through the logger when not given. */
   log?: (line: string) => void;
+  metrics?: GatewayMetrics;
   onOutcome?: (taskId: string, outcome: RunOutcome) => void;
 }
 
@@ -38,7 +46,11 @@ export interface WorkerDeps {
  */
 export async function startWorker(deps: WorkerDeps) {
   const { config, sql, redis, workerId } = deps;
-  const log = deps.log ?? console.log;
+  const logger = deps.logger ?? createLogger({ service: "worker", level: "silent" });
+  const log = deps.log ?? ((line: string) => logger.info(line.replace(/^\[[a-z]+\] /, "")));
+  const metrics = deps.metrics ?? new GatewayMetrics("worker");
+  const redisErrors = () => metrics.backendErrors.inc({ backend: "redis" });
+  redis.on("error", redisErrors);
   const catalog = await loadCatalog(config.catalogFile);
   const lanes = new Lanes(config.laneLimits, config.laneDefault);
   const providers = providersFromEnv(config.env, (name) => lanes.limitOf(name));
@@ -54,7 +66,18 @@ export async function startWorker(deps: WorkerDeps) {
     ...(policy.caCerts ? { caCerts: policy.caCerts } : {}),
   });
   const ledger = createLedger({ sql, redis, prefix: config.prefix, holdTtlMs: config.holdTtlMs });
-  const settler = createSettler({ storage, sql, redis, prefix: config.prefix, ledger, log });
+  const settler = createSettler({
+    storage,
+    sql,
+    redis,
+    prefix: config.prefix,
+    ledger,
+    log,
+    onBatch: (size, ms) => {
+      metrics.settlementBatchSize.observe(size);
+      metrics.settlementDuration.observe(ms / 1000);
+    },
+  });
   const consumer = startConsumer({
     run: {
       sql,
@@ -72,6 +95,8 @@ export async function startWorker(deps: WorkerDeps) {
       maxAttempts: config.maxAttempts,
       settleRetryMs: config.holdTtlMs,
       log,
+      observer: runObserver(logger, metrics),
+      backendError: (backend) => metrics.backendErrors.inc({ backend }),
     },
     redis,
     prefix: config.prefix,
@@ -117,13 +142,42 @@ export async function startWorker(deps: WorkerDeps) {
       }),
     log,
   );
+  metrics.onCollect(async () => {
+    for (const stats of await queueStats(redis, config.prefix, config.partitions)) {
+      metrics.queueDepth.set({ partition: String(stats.partition) }, stats.depth);
+      metrics.queueOldestAge.set({ partition: String(stats.partition) }, stats.oldestAgeMs / 1000);
+    }
+  });
+  metrics.onCollect(async () => metrics.holdsOpen.set(await countOpenHolds(sql)));
+  let stopping = false;
+  const ready = async () => ({
+    ...(await checkBackends(sql, redis)),
+    catalog: catalog.models.length > 0 ? "ok" : "no models",
+    jobs: stopping ? "stopping" : "ok",
+  });
+  const probes =
+    config.httpPort >= 0
+      ? startProbeServer({ port: config.httpPort, metrics, ready, logger })
+      : null;
   return {
     providers: router.names,
     settlementBatches: () => settler.stats(),
-    async stop() {
+    metrics,
+    ready,
+    /** Where /metrics, /healthz and /readyz answer. */
+    probeUrl: probes ? `http://127.0.0.1:${probes.port}` : null,
+    /** Jobs running now. */
+    running: () => consumer.running(),
+    /**
+     * Stops taking jobs, lets running ones finish for up to `graceMs` (the configured
+     * grace period by default), hands back the rest, then stops the periodic jobs.
+     */
+    async stop(graceMs = config.shutdownGraceMs) {
+      stopping = true;
       stopMaintenance();
-      await stopWebhooks();
-      await consumer.stop();
+      await Promise.all([stopWebhooks(), consumer.stop(graceMs)]);
+      redis.off("error", redisErrors);
+      void probes?.stop(true);
     },
   };
 }

@@ -88,3 +88,16 @@ export async function deleteKey(sql: Sql, id: bigint): Promise<boolean> {
                          where id = ${id} and deleted_at is null returning id`;
   return rows.length > 0;
 }
+
+/** Keys that are not deleted, by id, of one account or all; one more than `limit` says there are more. */
+export async function listKeys(
+  sql: Sql,
+  { userId, limit, afterId = 0n }: { userId?: bigint; limit: number; afterId?: bigint },
+): Promise<{ keys: KeyRow[]; hasMore: boolean }> {
+  const rows = await sql<KeyRow[]>`
+    select ${sql.unsafe(KEY_COLUMNS)} from api_keys
+    where deleted_at is null and id > ${afterId}
+      ${userId === undefined ? sql`` : sql`and user_id = ${userId}`}
+    order by id limit ${limit + 1}`;
+  return { keys: rows.slice(0, limit), hasMore: rows.length > limit };
+}

@@ -76,3 +76,14 @@ export async function updateUser(
     returning id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models`;
   return user ?? null;
 }
+
+/** Accounts by id, oldest first, from after `afterId`; one more than `limit` says there are more. */
+export async function listUsers(
+  sql: Sql,
+  { limit, afterId = 0n }: { limit: number; afterId?: bigint },
+): Promise<{ users: UserRow[]; hasMore: boolean }> {
+  const rows = await sql<UserRow[]>`
+    select id, name, balance_quota, spent_quota, discount_ppm, status, allowed_models
+    from users where id > ${afterId} order by id limit ${limit + 1}`;
+  return { users: rows.slice(0, limit), hasMore: rows.length > limit };
+}

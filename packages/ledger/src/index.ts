@@ -3,6 +3,7 @@ export type { CreditInput, CreditResult } from "./credit.ts";
 export * from "./history/index.ts";
 export type { Reservation } from "./holds.ts";
 export { createLedger, type Ledger, type LedgerOptions } from "./ledger.ts";
+export { countOpenHolds } from "./open-holds.ts";
 export type { Prepaid, RefundResult } from "./prepay.ts";
 export type { ReconcileReport } from "./reconcile.ts";
 export { walletKeys } from "./scripts.ts";

@@ -38,6 +38,14 @@ export const VideoCallBody = Type.Object(
 );
 export type VideoCallBody = Static<typeof VideoCallBody>;
 
+/** The same fields as a multipart form (text fields only), as the `openai` package sends them. */
+export const VideoCallForm = Type.Object({
+  ...VideoCallBody.properties,
+  input: Type.Optional(
+    Type.String({ description: "A JSON-encoded object: the same `input` as in the JSON body." }),
+  ),
+});
+
 /** The video object (OpenAI's videos API), with the billing of spec 2.4 in metadata. */
 export const Video = Type.Object({
   id: Type.String(),

@@ -1,4 +1,5 @@
 export { describeBackends } from "./describe.ts";
+export { type CheckResult, checkBackends } from "./health.ts";
 export { deleteKeys, type IsolatedStore, openIsolatedStore } from "./isolated.ts";
 export { type LuaScript, loadLua, runLua } from "./lua.ts";
 export { listMigrations, type Migration, migrate } from "./migrate.ts";

@@ -198,3 +198,61 @@ export async function touchJobs(
     ),
   );
 }
+
+export interface PartitionStats {
+  partition: number;
+  /** Jobs not yet delivered to a worker plus jobs delivered and not acknowledged. */
+  depth: number;
+  /** Age of the oldest of those jobs, 0 when there are none. */
+  oldestAgeMs: number;
+}
+
+const idTime = (id: string | null | undefined) => (id ? Number(id.split("-")[0]) : Number.NaN);
+
+/** Depth and oldest job age of every partition, for the metrics (a few reads per partition). */
+export async function queueStats(
+  redis: RedisClient,
+  prefix: string,
+  partitions: number,
+  now = Date.now(),
+): Promise<PartitionStats[]> {
+  return Promise.all(
+    Array.from({ length: partitions }, async (_, partition) => {
+      const key = streamKey(prefix, partition);
+      const groups = (await redis.call("XINFO", "GROUPS", key).catch(() => [])) as unknown[][];
+      const group = groups
+        .map((fields) => {
+          const info = new Map<string, unknown>();
+          for (let index = 0; index + 1 < fields.length; index += 2)
+            info.set(String(fields[index]), fields[index + 1]);
+          return info;
+        })
+        .find((info) => info.get("name") === GROUP);
+      if (!group) return { partition, depth: 0, oldestAgeMs: 0 };
+      const pending = Number(group.get("pending") ?? 0);
+      const lastDelivered = String(group.get("last-delivered-id") ?? "0-0");
+      const [summary, next] = await Promise.all([
+        pending > 0
+          ? (redis.xpending(key, GROUP) as Promise<[number, string | null, ...unknown[]]>)
+          : Promise.resolve(null),
+        redis.xrange(key, `(${lastDelivered}`, "+", "COUNT", 1),
+      ]);
+      // `lag` is what Redis 7 counts as undelivered; without it, count the undelivered range.
+      const lag = group.get("lag");
+      const undelivered =
+        typeof lag === "number"
+          ? lag
+          : next.length === 0
+            ? 0
+            : (await redis.xrange(key, `(${lastDelivered}`, "+")).length;
+      const oldest = Math.min(
+        ...[idTime(summary?.[1]), idTime(next[0]?.[0])].filter((time) => Number.isFinite(time)),
+      );
+      return {
+        partition,
+        depth: pending + undelivered,
+        oldestAgeMs: Number.isFinite(oldest) ? Math.max(0, now - oldest) : 0,
+      };
+    }),
+  );
+}

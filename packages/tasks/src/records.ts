@@ -44,6 +44,8 @@ export interface TaskRow {
   request_hash: string | null;
   /** Told when the task ends (a signed POST), when the caller gave one. */
   webhook_url: string | null;
+  /** The x-request-id of the call that made it, carried into the worker's log lines. */
+  request_id: string | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -67,6 +69,7 @@ export interface NewTask {
   idempotencyKey: string | null;
   requestHash: string | null;
   webhookUrl?: string | null;
+  requestId?: string | null;
 }
 
 export async function insertTask(sql: Sql, task: NewTask): Promise<TaskRow> {
@@ -157,6 +160,19 @@ export async function extendLease(
 ): Promise<boolean> {
   const rows = await sql`
     update tasks set lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    where id = ${id} and status = 'processing' and lease_owner = ${owner}
+    returning id`;
+  return rows.length > 0;
+}
+
+/**
+ * Gives a task back (its worker stopped before the run ended): queued again, with the
+ * attempt not counted. False when `owner` no longer held it.
+ */
+export async function releaseTask(sql: Sql, id: string, owner: string): Promise<boolean> {
+  const rows = await sql`
+    update tasks set status = 'queued', lease_owner = null, lease_until = null,
+      attempts = greatest(attempts - 1, 0)
     where id = ${id} and status = 'processing' and lease_owner = ${owner}
     returning id`;
   return rows.length > 0;
@@ -334,6 +350,7 @@ export async function insertTasks(sql: Sql, tasks: NewTask[]): Promise<TaskRow[]
     idempotency_key: task.idempotencyKey,
     request_hash: task.requestHash,
     webhook_url: task.webhookUrl ?? null,
+    request_id: task.requestId ?? null,
   }));
   const inserted = await sql<TaskRow[]>`
     insert into tasks ${sql(rows as never, Object.keys(rows[0]!) as never)}

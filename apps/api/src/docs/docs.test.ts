@@ -1,5 +1,5 @@
 // Proves the OpenAPI page and document are served, with every endpoint, from the same
-// schemas that validate requests, and that the page needs no CDN.
+// schemas that validate requests, and that the page needs no CDN at /swagger and /swagger/.
 import { expect, test } from "bun:test";
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed JSON body is walked freely in assertions.
@@ -15,7 +15,7 @@ test("the OpenAPI document lists every endpoint with its request and response sc
   const doc = (await response.json()) as { paths: Record<string, Record<string, JsonTree>> };
   for (const path of [
     "/v1/balance",
-    "/api/usage/token/",
+    "/api/usage/token",
     "/v1/dashboard/billing/subscription",
     "/dashboard/billing/subscription",
     "/v1/dashboard/billing/usage",
@@ -40,10 +40,21 @@ test("the OpenAPI document lists every endpoint with its request and response sc
   expect(bodySchema.required).toEqual(["name"]);
 });
 
-test("the page loads its script from this server, not a CDN", async () => {
-  const page = await (await api.call("GET", "/swagger")).text();
-  expect(page).toContain('src="/swagger/assets/scalar.js"');
-  expect(page).not.toMatch(/src="https?:\/\//);
+test("the page loads its script and document from this server, with or without the slash", async () => {
+  for (const pagePath of ["/swagger", "/swagger/"]) {
+    const response = await api.call("GET", pagePath);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    const page = await response.text();
+    expect(page).not.toMatch(/https?:\/\//);
+    // Both addresses resolve, relative to the page, to the one script and the one document.
+    const pageUrl = new URL(pagePath, api.url);
+    const src = /<script src="([^"]+)"/.exec(page)![1]!;
+    expect(new URL(src, pageUrl).pathname).toBe("/swagger/assets/scalar.js");
+    const config = JSON.parse(/createApiReference\("[^"]+", (.*)\);<\/script>/.exec(page)![1]!);
+    expect(new URL(config.url, pageUrl).pathname).toBe("/swagger/json");
+    expect(config).toMatchObject({ withDefaultFonts: false, agent: { disabled: true } });
+  }
   const script = await api.call("GET", "/swagger/assets/scalar.js");
   expect(script.status).toBe(200);
   expect(script.headers.get("content-type")).toContain("javascript");

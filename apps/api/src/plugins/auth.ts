@@ -3,6 +3,7 @@ import { type AuthMode, createClientIpResolver } from "@gw/auth";
 import type { Sql } from "@gw/store";
 import { Elysia } from "elysia";
 import { ApiError } from "../errors.ts";
+import { noteRequest } from "../observe/request-context.ts";
 
 export interface AuthOptions {
   mode: AuthMode;
@@ -62,6 +63,7 @@ export function authPlugin(
     const useCache = cached?.paths.has(new URL(request.url).pathname) ? cached.cache : null;
     const result = await authorize(sql, secret, options.mode, clientIp, undefined, useCache);
     if (!result.ok) throw new ApiError(result.code, MESSAGES[result.code]);
+    noteRequest({ keyId: result.principal.keyId.toString() });
     if (options.mode === "ordinary") await limitKey(result.principal, request);
     return result.principal;
   };

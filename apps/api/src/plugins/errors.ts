@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { ApiError, errorResponse } from "../errors.ts";
+import { noteRequest } from "../observe/request-context.ts";
 
 interface ValidationIssue {
   path?: string;
@@ -27,8 +28,9 @@ function describeValidation(error: unknown): string {
 }
 
 /**
- * Turns every failure into the one error shape. Unknown failures are logged by code
- * and path only (never headers or bodies, which may carry keys) and answer 500.
+ * Turns every failure into the one error shape. Unknown failures answer 500 and reach
+ * the request's access line (message and cause, never headers or bodies, which may
+ * carry keys).
  */
 export const errorPlugin = new Elysia({ name: "gw/errors" }).onError(
   { as: "global" },
@@ -53,12 +55,10 @@ export const errorPlugin = new Elysia({ name: "gw/errors" }).onError(
       case "INVALID_COOKIE_SIGNATURE":
       case "INVALID_FILE_TYPE":
         return errorResponse("invalid_request", "Invalid request");
-      default: {
-        const path = new URL(request.url).pathname;
-        const message = error instanceof Error ? error.message : String(error);
-        console.error(`[api] ${request.method} ${path} failed: ${message}`);
+      default:
+        // The access line of this request carries the failure and its cause.
+        noteRequest({ error });
         return errorResponse("internal_error", "Internal error; the request may be retried");
-      }
     }
   },
 );

@@ -14,6 +14,7 @@ import type { RedisClient } from "@gw/store";
 import { Elysia } from "elysia";
 import type { ApiConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
+import { noteRequest } from "../observe/request-context.ts";
 
 /**
  * What a route declares as `limit: {...}` (spec section 8, rate-limit groups).
@@ -96,6 +97,7 @@ function windowHeaders(result: LimitResult): Record<string, string> {
 }
 
 function refusal(result: LimitResult, headers: Record<string, string>, model?: string): ApiError {
+  noteRequest({ limitedBy: result.refusedBy ?? "unknown" });
   const window = result.refusedWindow ? ` (${describeWindow(result.refusedWindow)})` : "";
   const retry = `retry after ${result.retryAfterS} s`;
   const message =

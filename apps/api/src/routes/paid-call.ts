@@ -3,6 +3,7 @@ import { type NormalizedCall, priceCall, quotaToUsd } from "@gw/tariffs";
 import { type PaidCall, SubmitRefused, type TaskRow } from "@gw/tasks";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { currentRequest } from "../observe/request-context.ts";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -57,7 +58,8 @@ export async function submitPaid(
 ): Promise<TaskRow> {
   const { snapshot, price } = priceCall(call, principal.discountPpm);
   try {
-    return await ctx.submitter.submit({
+    const requestId = currentRequest()?.id ?? null;
+    const task = await ctx.submitter.submit({
       responseFormat: "url",
       ...options,
       userId: principal.userId,
@@ -69,7 +71,12 @@ export async function submitPaid(
       input: call.input,
       price: snapshot,
       holdQuota: price.holdQuota,
+      requestId,
     });
+    // A task this request made (an Idempotency-Key copy answers an earlier one).
+    if (requestId !== null && task.request_id === requestId)
+      ctx.metrics.tasksSubmitted.inc({ kind: task.kind, model: task.model });
+    return task;
   } catch (error) {
     if (error instanceof SubmitRefused) throw refusalError(error);
     throw error;

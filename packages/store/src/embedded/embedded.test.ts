@@ -222,7 +222,9 @@ describe("embedded redis-server", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(BackendError);
       expect((error as BackendError).code).toBe("REDIS_NOT_INSTALLED");
-      expect((error as Error).message).toContain("docker compose up -d redis");
+      expect((error as Error).message).toContain(
+        "docker run -d -p 127.0.0.1:6379:6379 redis:7-alpine",
+      );
       expect((error as Error).message).toContain("apt-get install redis-server");
       expect((error as Error).message).toContain("brew install redis");
     } finally {

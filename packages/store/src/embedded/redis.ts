@@ -28,7 +28,7 @@ const REDIS_STOP_TIMEOUT_MS = 3000;
 export function redisHowTo(): string {
   return [
     "Get Redis, then start again:",
-    "  docker compose up -d redis           (from the repository root)",
+    "  docker run -d -p 127.0.0.1:6379:6379 redis:7-alpine",
     "  sudo apt-get install redis-server    (Debian, Ubuntu)",
     "  brew install redis                   (macOS)",
     "or set REDIS_URL to a Redis you already run.",

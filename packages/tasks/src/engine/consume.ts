@@ -1,5 +1,5 @@
 import { duplicateClient, type RedisClient } from "@gw/store";
-import { ack, ensureGroup, type Job, readJobs, reclaimJobs, touchJobs } from "../queue.ts";
+import { ack, enqueue, ensureGroup, type Job, readJobs, reclaimJobs, touchJobs } from "../queue.ts";
 import { type RunDeps, type RunOutcome, runJob } from "./run.ts";
 
 export interface ConsumerOptions {
@@ -25,8 +25,11 @@ const READ_COUNT = 128;
  * worker's to run); a crash leaves it pending, and after `claimIdleMs` another worker's
  * reclaim loop takes it over. One timer keeps all running jobs claimed.
  */
-export function startConsumer(options: ConsumerOptions): { stop(): Promise<void> } {
-  const { run, redis, prefix } = options;
+export function startConsumer(options: ConsumerOptions): Consumer {
+  const { redis, prefix } = options;
+  // Runs still going when the grace period of a stop is over are abandoned through this.
+  const handBack = new AbortController();
+  const run: RunDeps = { ...options.run, shutdown: handBack.signal };
   const running = new Map<string, { job: Job; done: Promise<void> }>();
   let stopped = false;
   let wake: () => void = () => {};
@@ -50,6 +53,9 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
     const done = (async () => {
       try {
         const outcome = job.taskId ? await runJob(run, job) : "skipped";
+        // A task handed back goes to the end of its stream for another worker, at once.
+        if (outcome === "handed_back")
+          await enqueue(redis, prefix, options.partitions, [{ taskId: job.taskId }]);
         await ack(redis, prefix, job);
         options.onOutcome?.(job.taskId, outcome);
       } catch (error) {
@@ -91,6 +97,7 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
         for (const job of jobs) dispatch(job);
       } catch (error) {
         if (stopped) break;
+        run.backendError?.("redis");
         run.log(`[worker] reading jobs failed: ${(error as Error).message}`);
         await pause(500);
       }
@@ -114,6 +121,7 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
           );
           for (const job of jobs) dispatch(job);
         } catch (error) {
+          run.backendError?.("redis");
           run.log(`[worker] reclaiming jobs failed: ${(error as Error).message}`);
         }
       }
@@ -133,15 +141,41 @@ export function startConsumer(options: ConsumerOptions): { stop(): Promise<void>
     ...Array.from({ length: options.partitions }, (_, partition) => readLoop(partition)),
     reclaimLoop(),
   ]);
+  const settledAll = () => Promise.allSettled([...running.values()].map((entry) => entry.done));
   return {
-    async stop() {
+    running: () => running.size,
+    async stop(graceMs = Number.POSITIVE_INFINITY) {
       stopped = true;
       wake();
       freed();
-      await loops.catch(() => {});
-      await Promise.allSettled([...running.values()].map((entry) => entry.done));
-      clearInterval(touch);
+      // A blocked XREADGROUP ends when its connection does: no job is taken after this.
       for (const connection of blocking) connection.disconnect();
+      await loops.catch(() => {});
+      if (running.size > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const graceOver = new Promise<"over">((resolve) => {
+          if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve("over"), graceMs);
+        });
+        const ended = await Promise.race([settledAll(), graceOver]);
+        clearTimeout(timer);
+        if (ended === "over") {
+          run.log(`[worker] grace period over: handing back ${running.size} running tasks`);
+          handBack.abort();
+          await settledAll();
+        }
+      }
+      clearInterval(touch);
     },
   };
+}
+
+export interface Consumer {
+  /** Jobs running now. */
+  running(): number;
+  /**
+   * Stops taking jobs at once, then waits for the running ones up to `graceMs`; those
+   * still going are handed back (their tasks queued again for another worker). Nothing
+   * is left half-settled: a settlement under way is never aborted.
+   */
+  stop(graceMs?: number): Promise<void>;
 }

@@ -4,7 +4,14 @@ import type { Storage } from "@gw/storage";
 import type { Sql } from "@gw/store";
 import { priceSnapshot, toBilling } from "@gw/tariffs";
 import type { Job } from "../queue.ts";
-import { claimQueued, claimTask, extendLease, type TaskFile, type TaskRow } from "../records.ts";
+import {
+  claimQueued,
+  claimTask,
+  extendLease,
+  releaseTask,
+  type TaskFile,
+  type TaskRow,
+} from "../records.ts";
 import { resultKey } from "../storage-keys.ts";
 import { INLINE_MAX_BYTES } from "./announce.ts";
 import type { KindResult, KindRunner, ProducedFile } from "./kind.ts";
@@ -25,9 +32,42 @@ export interface RunDeps {
   /** How long settlement keeps retrying while Postgres is unreachable. */
   settleRetryMs: number;
   log: (line: string) => void;
+  /** Told of each run's start and end (log lines, metrics). */
+  observer?: RunObserver;
+  /**
+   * Aborted when the worker stops taking jobs and its grace period is over: a run still
+   * going is abandoned and handed back (`handed_back`), for another worker to run.
+   */
+  shutdown?: AbortSignal;
+  /** Told of each failed call to Postgres or Redis the engine retries (for the metrics). */
+  backendError?: (backend: "postgres" | "redis") => void;
 }
 
-export type RunOutcome = "completed" | "failed" | "skipped" | "lost";
+/**
+ * completed/failed: this run settled the task; skipped: not this run's to do; lost:
+ * another run owns the task; handed_back: the worker stopped before the run ended, and
+ * the task is free for another worker.
+ */
+export type RunOutcome = "completed" | "failed" | "skipped" | "lost" | "handed_back";
+
+/** How a run ended, for the observer. */
+export interface RunEnd {
+  outcome: RunOutcome;
+  /** A failure's code and reason. */
+  code?: string;
+  reason?: string;
+  /** What a completed task was charged. */
+  chargedQuota?: bigint;
+  /** The time the kind's runner (the upstream) took, when it ran. */
+  upstreamMs?: number;
+  /** The upstream lane (provider) the run used. */
+  lane?: string;
+}
+
+export interface RunObserver {
+  started?(task: TaskRow, info: { attempt: number; lane: string }): void;
+  ended?(task: TaskRow, end: RunEnd): void;
+}
 
 /**
  * Retries an operation that fails for infrastructure reasons (Postgres restarting) with
@@ -38,17 +78,33 @@ async function untilItLands<T>(
   limitMs: number,
   log: (line: string) => void,
   run: () => Promise<T>,
+  shutdown?: AbortSignal,
 ): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (let pauseMs = 200; ; pauseMs = Math.min(pauseMs * 2, 5_000)) {
     try {
       return await run();
     } catch (error) {
-      if (Date.now() + pauseMs > deadline) throw error;
+      // Past the stop's grace period the run is left as it is: unsettled, it is run again.
+      if (Date.now() + pauseMs > deadline || shutdown?.aborted) throw error;
       log(`[worker] ${what} failed (${(error as Error).message}); retrying in ${pauseMs} ms`);
-      await Bun.sleep(pauseMs);
+      await pauseUnless(pauseMs, shutdown);
     }
   }
+}
+
+/** Sleeps `ms`, or less if `signal` aborts first. */
+function pauseUnless(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 interface Run {
@@ -59,6 +115,8 @@ interface Run {
   /** Whether this run holds a Postgres lease (a first run has none until it runs long). */
   claimed: boolean;
   startedAt: Date;
+  /** Filled in as the run goes, for the observer. */
+  end: Omit<RunEnd, "outcome">;
 }
 
 /** The task a job names: straight from the job on a first delivery, else claimed in Postgres. */
@@ -70,11 +128,11 @@ async function takeJob(deps: RunDeps, job: Job): Promise<Run | null> {
   const startedAt = new Date();
   const carried = !job.reclaimed && job.task ? decodeTask(job.task) : null;
   if (carried && carried.status === "queued" && carried.attempts === 0)
-    return { task: { ...carried, attempts: 1 }, owner, tag, claimed: false, startedAt };
+    return { task: { ...carried, attempts: 1 }, owner, tag, claimed: false, startedAt, end: {} };
   const task = await claimTask(deps.sql, job.taskId, owner, deps.leaseMs, {
     reclaimed: job.reclaimed,
   });
-  return task ? { task, owner, tag, claimed: true, startedAt } : null;
+  return task ? { task, owner, tag, claimed: true, startedAt, end: {} } : null;
 }
 
 /**
@@ -116,11 +174,24 @@ async function storeFiles(deps: RunDeps, run: Run, files: ProducedFile[]): Promi
 }
 
 async function settle(deps: RunDeps, run: Run, item: Settlement): Promise<Settled> {
-  const settled = await untilItLands(`settling ${run.task.id}`, deps.settleRetryMs, deps.log, () =>
-    deps.settler.settle(item),
+  const settled = await untilItLands(
+    `settling ${run.task.id}`,
+    deps.settleRetryMs,
+    deps.log,
+    () =>
+      deps.settler.settle(item).catch((error) => {
+        deps.backendError?.("postgres");
+        throw error;
+      }),
+    deps.shutdown,
   );
-  if (settled.outcome === "failed" && item.type === "fail")
-    deps.log(`[worker] task ${run.task.id} failed (${item.code}): ${item.reason}`);
+  if (settled.outcome === "failed") {
+    run.end.code = settled.finished.fail_code ?? (item.type === "fail" ? item.code : undefined);
+    run.end.reason =
+      settled.finished.fail_reason ?? (item.type === "fail" ? item.reason : undefined);
+  }
+  if (settled.outcome === "completed" && settled.finished.charged_quota !== null)
+    run.end.chargedQuota = settled.finished.charged_quota;
   return settled;
 }
 
@@ -133,7 +204,9 @@ async function execute(
   runner: KindRunner,
   signal: AbortSignal,
 ): Promise<RunOutcome> {
+  const began = performance.now();
   const result: KindResult = await runner.run(run.task, signal);
+  run.end.upstreamMs = performance.now() - began;
   if (signal.aborted) return "lost";
   if (!result.ok) return (await fail(deps, run, result.code, result.message)).outcome;
   if (result.files.length === 0)
@@ -164,11 +237,25 @@ async function execute(
  * Runs one job to its end: take the task (first runs from the job itself, others by a
  * claim in Postgres), run its kind within the lane's limit, store the files, then settle
  * (charge once) or fail (release), in the settlement batch. A task run too often is
- * given up, so a task that crashes workers cannot loop.
+ * given up, so a task that crashes workers cannot loop. The observer hears of the start
+ * and the end of every run this worker took.
  */
 export async function runJob(deps: RunDeps, job: Job): Promise<RunOutcome> {
   const run = await takeJob(deps, job);
   if (!run) return "skipped";
+  const lane = deps.kinds[run.task.kind]?.lane?.(run.task) ?? run.task.kind;
+  run.end.lane = lane;
+  deps.observer?.started?.(run.task, { attempt: run.task.attempts, lane });
+  let outcome: RunOutcome = "lost";
+  try {
+    outcome = await runTaken(deps, run, lane);
+    return outcome;
+  } finally {
+    deps.observer?.ended?.(run.task, { ...run.end, outcome });
+  }
+}
+
+async function runTaken(deps: RunDeps, run: Run, lane: string): Promise<RunOutcome> {
   const { task } = run;
   if (task.attempts > deps.maxAttempts)
     return (
@@ -205,16 +292,31 @@ export async function runJob(deps: RunDeps, job: Job): Promise<RunOutcome> {
       .outcome;
   // The lease is kept while the task waits for its lane too, so no sweep runs it twice.
   const controller = new AbortController();
+  const stopping = () => controller.abort();
+  deps.shutdown?.addEventListener("abort", stopping);
   const stop = heartbeat(deps, run, controller);
-  const release = await deps.lanes.acquire(runner.lane?.(task) ?? task.kind);
+  const release = await deps.lanes.acquire(lane);
+  const abandoned = () => (deps.shutdown?.aborted ? handBack(deps, run) : "lost");
   try {
-    if (controller.signal.aborted) return "lost";
-    return await execute(deps, run, runner, controller.signal);
+    if (controller.signal.aborted) return await abandoned();
+    const outcome = await execute(deps, run, runner, controller.signal);
+    return outcome === "lost" ? await abandoned() : outcome;
   } catch (error) {
-    if (controller.signal.aborted) return "lost";
+    if (controller.signal.aborted) return await abandoned();
     throw error;
   } finally {
+    deps.shutdown?.removeEventListener("abort", stopping);
     stop();
     release();
   }
+}
+
+/**
+ * A run abandoned at shutdown: its task goes back to `queued` (when this run had claimed
+ * it) with the attempt not counted, so the next worker takes it at once. Nothing of the
+ * run was settled: settlement only starts once the upstream answered, and is not aborted.
+ */
+async function handBack(deps: RunDeps, run: Run): Promise<RunOutcome> {
+  if (run.claimed) await releaseTask(deps.sql, run.task.id, run.owner).catch(() => false);
+  return "handed_back";
 }

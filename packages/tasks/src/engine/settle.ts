@@ -42,6 +42,8 @@ export interface SettlerDeps {
   prefix: string;
   ledger: Ledger;
   log: (line: string) => void;
+  /** Told of each settlement batch: how many tasks, and how long it took. */
+  onBatch?: (size: number, ms: number) => void;
 }
 
 const hasUploads = (task: TaskRow) => JSON.stringify(task.input).includes('"upload:');
@@ -149,6 +151,15 @@ export function createSettler(deps: SettlerDeps) {
   };
 
   const flush = async (given: Settlement[]): Promise<Outcome<Settled>[]> => {
+    const began = performance.now();
+    try {
+      return await flushInOrder(given);
+    } finally {
+      deps.onBatch?.(given.length, performance.now() - began);
+    }
+  };
+
+  const flushInOrder = async (given: Settlement[]): Promise<Outcome<Settled>[]> => {
     // Rows are locked in one order (account, then task) by every batch, so two batches
     // settling in parallel never deadlock on each other's accounts.
     const order = given

@@ -52,6 +52,8 @@ export interface PaidCall {
   idempotency?: { key: string; hash: string } | null;
   /** Where to POST the signed task object when it ends (checked by the caller's URL rules). */
   webhookUrl?: string | null;
+  /** The x-request-id of the call, kept on the task for the worker's log lines. */
+  requestId?: string | null;
 }
 
 /** Why a submission was refused; nothing was held, recorded or queued. */
@@ -212,6 +214,7 @@ export function createSubmitter(deps: SubmitDeps) {
           idempotencyKey: call.idempotency?.key ?? null,
           requestHash: call.idempotency?.hash ?? null,
           webhookUrl: call.webhookUrl ?? null,
+          requestId: call.requestId ?? null,
         },
       });
     } catch (error) {

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../../errors.ts";
+import { noteRequest } from "../../observe/request-context.ts";
 import { checkJsonDepth } from "./json-depth.ts";
 import { parseMediaType } from "./media-type.ts";
 import { MultipartBounds, type MultipartLimits } from "./multipart-bounds.ts";
@@ -89,6 +90,12 @@ async function parseForm(bytes: Buffer, header: string): Promise<FormData> {
   return form;
 }
 
+/** The model a body names, for the access line and metrics (checked against the catalog there). */
+function noteModelOf(body: unknown): void {
+  const model = (body as { model?: unknown } | null)?.model;
+  if (typeof model === "string" && model.length <= 128) noteRequest({ model });
+}
+
 /**
  * The one place request bodies are read, for every route (spec 8, issue 10). In order:
  * the route's gate (credentials) before any byte is read; the media type matched by
@@ -102,6 +109,7 @@ export function bodyPlugin({ maxBytes, routes = {}, gate }: BodyOptions) {
   return new Elysia({ name: "gw/body", seed: maxBytes }).onParse(
     { as: "global" },
     async ({ request, route, server }) => {
+      noteRequest({ route });
       await gate({ request, route, server });
       const policy = policies.get(route) ?? {};
       const header = request.headers.get("content-type");
@@ -127,7 +135,9 @@ export function bodyPlugin({ maxBytes, routes = {}, gate }: BodyOptions) {
             "unsupported_media_type",
             `charset '${shown(charset)}' is not accepted; send UTF-8 JSON (Content-Type: ${JSON_TYPE})`,
           );
-        return parseJson(await readBounded(request.body, limit));
+        const json = parseJson(await readBounded(request.body, limit));
+        noteModelOf(json);
+        return json;
       }
       const boundary = type.params.get("boundary");
       if (!boundary || boundary.length > 70)
@@ -139,7 +149,9 @@ export function bodyPlugin({ maxBytes, routes = {}, gate }: BodyOptions) {
       const bytes = await readBounded(request.body, limit, (chunk) => bounds.feed(chunk));
       if (bytes.byteLength === 0)
         throw new ApiError("invalid_request", "The multipart body is empty");
-      return parseForm(bytes, header!);
+      const form = await parseForm(bytes, header!);
+      noteModelOf({ model: form.get("model") });
+      return form;
     },
   );
 }

@@ -90,6 +90,12 @@ export function adminEndpointRoutes({ config, closures, routePaths }: AppContext
         return { path, closed: body.closed };
       },
       {
+        // The path as sent, still encoded: the router would decode it (and turn a malformed
+        // escape into nothing), while decodePath names a malformed one.
+        transform({ params, request }) {
+          const pathname = new URL(request.url).pathname;
+          (params as { path: string }).path = pathname.slice(pathname.indexOf("/endpoints/") + 11);
+        },
         params: EndpointParam,
         body: EndpointClosure,
         response: { 200: EndpointState, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },

@@ -1,5 +1,12 @@
 import type { Principal } from "@gw/accounts";
-import { ErrorBody } from "@gw/schemas";
+import {
+  ErrorBody,
+  ImageCompatSeed,
+  ImageCompatTask,
+  ImageCompatTaskList,
+  MusicFetch,
+  MusicFetchList,
+} from "@gw/schemas";
 import { findOwnTasks } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
@@ -22,7 +29,12 @@ const IdsBody = t.Object(
   { additionalProperties: false },
 );
 const READ = { auth: { mode: "ordinary" as const }, limit: { keyRpm: false } };
-const ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/** Reading one task: another account's answers like a missing one (404). */
+const ONE_ERRORS = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/** Listing: unknown ids are left out; a bad id list is a 400. */
+const LIST_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
+/** Under `/{mode}/` a mode that is not a short lower-case word is a 404 too. */
+const MODE_LIST_ERRORS = { ...LIST_ERRORS, 404: ErrorBody };
 /** `/{mode}/imgcompat` paths: a mode is a short lower-case word (fast, relax, turbo, …). */
 const MODE = /^[a-z]{1,16}$/;
 
@@ -56,7 +68,7 @@ export function compatRoutes(ctx: AppContext) {
       }),
       {
         ...READ,
-        response: { ...ERRORS },
+        response: { 200: MusicFetch, ...ONE_ERRORS },
         detail: { tags: ["compat"], summary: "One music task (spec 2.16)" },
       },
     )
@@ -74,7 +86,7 @@ export function compatRoutes(ctx: AppContext) {
       {
         ...READ,
         body: IdsBody,
-        response: { ...ERRORS },
+        response: { 200: MusicFetchList, ...LIST_ERRORS },
         detail: { tags: ["compat"], summary: "Music tasks by id; [] for no ids" },
       },
     );
@@ -89,7 +101,7 @@ export function compatRoutes(ctx: AppContext) {
         },
         {
           ...READ,
-          response: { ...ERRORS },
+          response: { 200: ImageCompatTask, ...ONE_ERRORS },
           detail: { tags: ["compat"], summary: "One image task" },
         },
       )
@@ -104,7 +116,10 @@ export function compatRoutes(ctx: AppContext) {
         {
           ...READ,
           body: IdsBody,
-          response: { ...ERRORS },
+          response: {
+            200: ImageCompatTaskList,
+            ...(prefix === "/imgcompat" ? LIST_ERRORS : MODE_LIST_ERRORS),
+          },
           detail: { tags: ["compat"], summary: "Image tasks by id; [] for no ids" },
         },
       )
@@ -128,7 +143,8 @@ export function compatRoutes(ctx: AppContext) {
         },
         {
           ...READ,
-          response: { ...ERRORS },
+          // 400: the task's model is no longer available.
+          response: { 200: ImageCompatSeed, 400: ErrorBody, ...ONE_ERRORS },
           detail: { tags: ["compat"], summary: "The seed of an image task" },
         },
       );

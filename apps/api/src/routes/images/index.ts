@@ -4,6 +4,8 @@ import { applyFinished, findTask, type TaskRow } from "@gw/tasks";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { noteRequest } from "../../observe/request-context.ts";
+import { IDEMPOTENCY_KEY_HEADER, TASK_ID_HEADER } from "../docs.ts";
 import { idempotencyKeyOf } from "../paid-call.ts";
 import { ownTask } from "../task-view.ts";
 import { checkCallBody, parseEditForm } from "./multipart.ts";
@@ -76,13 +78,11 @@ async function runToCompletion(
       `Image task ${task.id} is still running; look it up with GET /v1/images/tasks/${task.id} instead of sending it again`,
       { "x-task-id": task.id },
     );
+  if (done.task.started_at && done.task.finished_at)
+    noteRequest({ upstreamMs: done.task.finished_at.getTime() - done.task.started_at.getTime() });
   if (done.task.status === "failed") throw failureError(done.task);
   return imagesResult(ctx, done.task, linkBase(ctx.config, request), done.inline);
 }
-
-const resultHeaders = {
-  "X-Task-Id": { description: "The task id, to look the task up if the connection drops." },
-};
 
 /** Spec 4.1 and 4.2: image generation and editing, answered when the task is finished. */
 export function imageRoutes(ctx: AppContext) {
@@ -109,16 +109,10 @@ export function imageRoutes(ctx: AppContext) {
         detail: {
           tags: ["images"],
           summary: "Generate images; answers when the task is finished (wait up to 660 s)",
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              required: false,
-              schema: { type: "string", maxLength: 255 },
-              description: "A repeated request with the same key and body returns the same task.",
-            },
-          ],
-          responses: { 200: { description: "The result", headers: resultHeaders } },
+          parameters: [IDEMPOTENCY_KEY_HEADER],
+          responses: {
+            200: { description: "The finished task's images", headers: TASK_ID_HEADER },
+          },
         },
       },
     )
@@ -147,13 +141,19 @@ export function imageRoutes(ctx: AppContext) {
         detail: {
           tags: ["images"],
           summary: "Edit images (JSON with image URLs, or multipart with files)",
+          parameters: [IDEMPOTENCY_KEY_HEADER],
+          // The body plugin takes this route's form too (EDIT_BODY); body is t.Any() because
+          // each form is checked by its own schema in the handler.
           requestBody: {
+            required: true,
             content: {
               "application/json": { schema: MediaCallBody as object },
               "multipart/form-data": { schema: ImageEditForm as object },
             },
           },
-          responses: { 200: { description: "The result", headers: resultHeaders } },
+          responses: {
+            200: { description: "The finished task's images", headers: TASK_ID_HEADER },
+          },
         },
       },
     )

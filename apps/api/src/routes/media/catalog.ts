@@ -2,6 +2,7 @@ import { ErrorBody, MediaModelList } from "@gw/schemas";
 import type { Access } from "@gw/tariffs";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { BEARER_OR_API_KEY } from "../docs.ts";
 import { accessOf } from "../models/access.ts";
 import { mediaModel } from "../models/present.ts";
 
@@ -34,6 +35,8 @@ export function mediaCatalogRoutes({ catalog, auth, rateLimit }: AppContext) {
         detail: {
           tags: ["media"],
           summary: "Media models with operations, input schemas and tariffs (no key needed)",
+          // No key, or one that narrows the list (and must then be valid).
+          security: [{}, ...BEARER_OR_API_KEY],
         },
       },
     );

@@ -10,6 +10,7 @@ import type { Catalog } from "@gw/tariffs";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { ANY_KEY_STYLE } from "../docs.ts";
 import { accessOf } from "./access.ts";
 import { contentModel, modelEntry } from "./present.ts";
 import { unknownModel } from "./unknown.ts";
@@ -71,8 +72,18 @@ export function generateContentModelRoutes({ auth, catalog }: AppContext) {
     list.get(path, ({ principal, query }) => contentModelPage(catalog, principal, query), {
       auth: authOptions,
       query: ContentListQuery,
-      response: { 200: ContentModelList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
-      detail: { tags: ["models"], summary: "Models in the generate-content style, paged" },
+      response: {
+        200: ContentModelList,
+        400: ErrorBody,
+        401: ErrorBody,
+        403: ErrorBody,
+        429: ErrorBody,
+      },
+      detail: {
+        tags: ["models"],
+        summary: "Models in the generate-content style, paged",
+        security: ANY_KEY_STYLE,
+      },
     });
   }
   const params = t.Object({ model: t.String({ maxLength: 200 }) });
@@ -83,8 +94,18 @@ export function generateContentModelRoutes({ auth, catalog }: AppContext) {
       {
         auth: authOptions,
         params,
-        response: { 200: ContentModel, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-        detail: { tags: ["models"], summary: "One model in the generate-content style" },
+        response: {
+          200: ContentModel,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          429: ErrorBody,
+        },
+        detail: {
+          tags: ["models"],
+          summary: "One model in the generate-content style",
+          security: ANY_KEY_STYLE,
+        },
       },
     )
     .get(
@@ -96,8 +117,17 @@ export function generateContentModelRoutes({ auth, catalog }: AppContext) {
       {
         auth: authOptions,
         params,
-        response: { 200: t.Union([ModelEntry, ModelLookupError]), 401: ErrorBody, 403: ErrorBody },
-        detail: { tags: ["models"], summary: "One model as in GET /v1/models/{model}" },
+        response: {
+          200: t.Union([ModelEntry, ModelLookupError]),
+          401: ErrorBody,
+          403: ErrorBody,
+          429: ErrorBody,
+        },
+        detail: {
+          tags: ["models"],
+          summary: "One model as in GET /v1/models/{model}",
+          security: ANY_KEY_STYLE,
+        },
       },
     );
 }

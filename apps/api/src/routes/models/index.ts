@@ -11,6 +11,7 @@ import {
 } from "@gw/schemas";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { ANY_KEY_STYLE } from "../docs.ts";
 import { accessOf } from "./access.ts";
 import {
   ContentListQuery,
@@ -71,6 +72,7 @@ export function modelRoutes({ auth, rateLimit, catalog }: AppContext) {
           tags,
           summary:
             "Models the key may use; message-API style with a version header, generate-content style with x-goog-api-key",
+          security: ANY_KEY_STYLE,
         },
       },
     )
@@ -94,6 +96,9 @@ export function modelRoutes({ auth, rateLimit, catalog }: AppContext) {
         detail: {
           tags,
           summary: "One model by exact ID (no '/'); unknown IDs answer 200 with an error object",
+          description:
+            "An ID containing '/' cannot be read by path: GET /v1/models/<anything with '/'> answers 200 with the model_not_found error object; find such models in GET /v1/models. With x-goog-api-key the answer is in the generate-content style, and an unknown model is a 404.",
+          security: ANY_KEY_STYLE,
         },
       },
     )
@@ -101,7 +106,13 @@ export function modelRoutes({ auth, rateLimit, catalog }: AppContext) {
       auth: keyCheck,
       limit: { ip: "models" },
       response: { 200: ModelLookupError, ...errors },
-      detail: { tags, summary: "IDs with '/' are read from the full list, not by path" },
+      // OpenAPI has no path parameter that spans segments, so this catch-all is described
+      // under GET /v1/models/{model} rather than as a path of its own.
+      detail: {
+        tags,
+        summary: "IDs with '/' are read from the full list, not by path",
+        hide: true,
+      },
     })
     .get(
       "/v1/model-options",
@@ -122,14 +133,18 @@ export function modelRoutes({ auth, rateLimit, catalog }: AppContext) {
         auth: keyCheck,
         limit: { ip: "models" },
         response: { 200: ModelOptionList, ...errors },
-        detail: { tags, summary: "Families with their callable options and prices" },
+        detail: {
+          tags,
+          summary: "Families with their callable options and prices",
+          security: ANY_KEY_STYLE,
+        },
       },
     );
   for (const path of OPENAI_LIST_ALIASES) {
     routes.get(path, ({ principal }) => list(principal), {
       auth: keyCheck,
       response: { 200: ModelList, ...errors },
-      detail: { tags, summary: "Alias of GET /v1/models" },
+      detail: { tags, summary: "Alias of GET /v1/models", security: ANY_KEY_STYLE },
     });
   }
   return routes;

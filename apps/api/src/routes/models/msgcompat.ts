@@ -4,6 +4,7 @@ import type { Catalog, CatalogModel } from "@gw/tariffs";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { BEARER_OR_API_KEY } from "../docs.ts";
 import { accessOf } from "./access.ts";
 import { msgModel } from "./present.ts";
 
@@ -63,7 +64,7 @@ export function msgcompatModelRoutes({ auth, rateLimit, catalog }: AppContext) {
   const hook = {
     auth: { mode: "ordinary" as const, apiKeyHeader: true },
     limit: { model: true, tier: "general" as const },
-    detail: { tags: ["models"] },
+    detail: { tags: ["models"], security: BEARER_OR_API_KEY },
   };
   return new Elysia({ name: "gw/routes/models/msgcompat" })
     .use(auth)

@@ -4,6 +4,7 @@ import { countRequestTokens, isKnownProfile, loadProfile } from "@gw/tokens";
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { BEARER_OR_API_KEY } from "../docs.ts";
 import { accessOf } from "../models/access.ts";
 
 /** POST /v1/messages/count_tokens and its aliases (spec 4.9). */
@@ -66,6 +67,7 @@ export function countTokensRoutes({ auth, rateLimit, catalog }: AppContext) {
           tags: ["tokens"],
           summary:
             "Input tokens of a message-API request, counted locally (free; no provider call)",
+          security: BEARER_OR_API_KEY,
         },
       },
     );

@@ -9,8 +9,9 @@ import {
   SpendSummary,
   TokenUsage,
 } from "@gw/schemas";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
+import { BEARER_OR_API_KEY } from "../docs.ts";
 import { csvStream } from "./csv.ts";
 import { parseHistoryQuery, parsePeriod } from "./period.ts";
 import { presentKeyLog, presentRecord, presentSummary } from "./present.ts";
@@ -106,6 +107,20 @@ export function usageRoutes({ auth, rateLimit, sql }: AppContext) {
         detail: {
           tags: ["usage"],
           summary: "The account's charges and refunds, newest first (keyset pages; CSV on request)",
+          security: BEARER_OR_API_KEY,
+          responses: {
+            200: {
+              description:
+                "A page of records; with `format=csv` (or `Accept: text/csv`) every record of the period as CSV",
+              content: {
+                "text/csv": {
+                  schema: t.String({
+                    description: "A header line, then one line per record, newest first.",
+                  }),
+                },
+              },
+            },
+          },
         },
       },
     )
@@ -121,7 +136,11 @@ export function usageRoutes({ auth, rateLimit, sql }: AppContext) {
         limit: { tier: "critical" },
         query: SpendPeriodQuery,
         response: { 200: SpendSummary, ...ERRORS },
-        detail: { tags: ["usage"], summary: "The account's spend over a period, net of refunds" },
+        detail: {
+          tags: ["usage"],
+          summary: "The account's spend over a period, net of refunds",
+          security: BEARER_OR_API_KEY,
+        },
       },
     )
     .get(
@@ -147,6 +166,7 @@ export function usageRoutes({ auth, rateLimit, sql }: AppContext) {
       detail: {
         tags: ["usage"],
         summary: "Budget, spend and limits of the passed key (quota units)",
+        description: "Served with and without the trailing slash (`/api/usage/token/`).",
       },
     });
 }

@@ -1,8 +1,9 @@
 import type { Principal } from "@gw/accounts";
-import { ErrorBody, Video, VideoCallBody, VideoGeneration } from "@gw/schemas";
+import { ErrorBody, Video, VideoCallBody, VideoCallForm, VideoGeneration } from "@gw/schemas";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
+import { fileBytes, IDEMPOTENCY_KEY_HEADER, TASK_ID_HEADER } from "../docs.ts";
 import { linkBase } from "../images/present.ts";
 import { idempotencyKeyOf } from "../paid-call.ts";
 import { ownTask } from "../task-view.ts";
@@ -18,20 +19,15 @@ const ERRORS = {
   401: ErrorBody,
   402: ErrorBody,
   403: ErrorBody,
-  404: ErrorBody,
   409: ErrorBody,
   413: ErrorBody,
   415: ErrorBody,
   429: ErrorBody,
   503: ErrorBody,
 };
-const READ_ERRORS = {
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  416: ErrorBody,
-  429: ErrorBody,
-};
+const READ_ERRORS = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/** The file's bytes, as the content route answers them. */
+const VIDEO_FILE = { "video/mp4": fileBytes("The video, or the requested part of it.") };
 const TaskParams = t.Object({ id: t.String({ maxLength: 200 }) });
 
 /** One of the caller's videos; another account's answers exactly like a missing one. */
@@ -61,12 +57,17 @@ export function videoRoutes(ctx: AppContext) {
         detail: {
           tags: ["video"],
           summary: "Start a video task; answers at once with the video object",
+          parameters: [IDEMPOTENCY_KEY_HEADER],
+          // The body plugin takes a small text-only form here too (VIDEO_BODY); body is
+          // t.Any() because videoCall checks either form against VideoCallBody.
           requestBody: {
+            required: true,
             content: {
               "application/json": { schema: VideoCallBody as object },
-              "multipart/form-data": { schema: VideoCallBody as object },
+              "multipart/form-data": { schema: VideoCallForm as object },
             },
           },
+          responses: { 200: { description: "The queued video", headers: TASK_ID_HEADER } },
         },
       },
     );
@@ -145,10 +146,40 @@ export function videoRoutes(ctx: AppContext) {
         auth: { mode: "ordinary" },
         limit: { keyRpm: false },
         params: TaskParams,
-        response: { 404: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+        response: { ...READ_ERRORS },
         detail: {
           tags: ["video"],
           summary: "The video file (free); HTTP Range requests answer 206, or 416 out of range",
+          parameters: [
+            {
+              name: "Range",
+              in: "header",
+              required: false,
+              schema: t.String({ examples: ["bytes=0-1023"] }),
+              description:
+                "One byte range (`bytes=a-b`, `bytes=a-` or `bytes=-n`); anything else is answered with the whole file.",
+            },
+          ],
+          // A raw Response: the file, a part of it, or an empty 416 (parseRange in range.ts).
+          responses: {
+            200: { description: "The whole file", content: VIDEO_FILE },
+            206: {
+              description: "The requested range",
+              headers: {
+                "Content-Range": {
+                  description: "`bytes <start>-<end>/<size>`",
+                  schema: t.String(),
+                },
+              },
+              content: VIDEO_FILE,
+            },
+            416: {
+              description: "The range lies outside the file; no body",
+              headers: {
+                "Content-Range": { description: "`bytes */<size>`", schema: t.String() },
+              },
+            },
+          },
         },
       },
     );
