@@ -29,6 +29,10 @@ test("parseCount takes whole numbers within the limit only", () => {
   expect(value(parseCount("rpm", "0"))).toBe(0);
   for (const input of ["-1", "1.5", "ten", "2000000"])
     expect(parseCount("rpm", input).ok).toBe(false);
+  expect(value(parseCount("limit", "100", 100, 1))).toBe(100);
+  expect(message(parseCount("limit", "0", 100, 1))).toBe(
+    "--limit takes a whole number from 1 to 100, got '0'",
+  );
 });
 
 test("parseDiscount takes a fraction or a percentage, kept to six decimals", () => {

@@ -1,4 +1,4 @@
-import { afterAll } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createTestStore, type TestStore } from "@gw/store/testing";
@@ -14,8 +14,8 @@ export interface RunningApi {
   store: TestStore;
   /** Lines the api printed, for a failure message. */
   output(): string;
-  /** A call as a client of the gateway makes it, with an API key. */
-  call(method: string, path: string, key: string): Promise<Response>;
+  /** A call as a client of the gateway makes it, with an API key (and a JSON body). */
+  call(method: string, path: string, key: string, body?: unknown): Promise<Response>;
 }
 
 export interface CliRun {
@@ -95,8 +95,15 @@ export async function startApi(): Promise<RunningApi> {
     url,
     store,
     output: () => text,
-    call: (method, path, key) =>
-      fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}` } }),
+    call: (method, path, key, body) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
   };
 }
 
@@ -120,9 +127,37 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
 
 export type Cli = (args: string[], env?: Record<string, string>) => Promise<CliRun>;
 
-/** `runCli` pointed at a running api with the admin token in the environment. */
-export function cliFor(api: RunningApi): Cli {
-  return (args, env = {}) => runCli(args, { GATEWAY_URL: api.url, ADMIN_TOKEN, ...env });
+/** A CLI run with the command line that made it. */
+export interface LoggedRun extends CliRun {
+  args: string[];
+}
+
+/**
+ * `runCli` pointed at a running api with the admin token in the environment; every run
+ * goes into `log` when one is given, for checks over all of a file's output.
+ */
+export function cliFor(api: RunningApi, log?: LoggedRun[]): Cli {
+  return async (args, env = {}) => {
+    const result = await runCli(args, { GATEWAY_URL: api.url, ADMIN_TOKEN, ...env });
+    log?.push({ args, ...result });
+    return result;
+  };
+}
+
+/**
+ * Checks a file's CLI output: the admin token never shows, and each key secret (in
+ * whole or its middle) shows in exactly one run, the `keys create` that made it.
+ */
+export function expectNoSecretsShown(log: LoggedRun[], secrets: string[]): void {
+  const output = (run: CliRun) => run.stdout + run.stderr;
+  for (const run of log) expect(output(run)).not.toContain(ADMIN_TOKEN);
+  for (const secret of secrets) {
+    const shownBy = log.filter(
+      (run) => output(run).includes(secret) || output(run).includes(secret.slice(8, 40)),
+    );
+    // Named by command: exactly one run showed it, and that run created it.
+    expect(shownBy.map((run) => run.args.slice(0, 2).join(" "))).toEqual(["keys create"]);
+  }
 }
 
 /**

@@ -28,6 +28,7 @@ export {
   priceSnapshot,
   snapshotCall,
 } from "./price/price.ts";
+export { type TextTokens, textPriceQuota } from "./price/text.ts";
 export type { CallRejection, Refusal } from "./request/errors.ts";
 export type { TopLevel, UrlCheck } from "./request/input.ts";
 export {

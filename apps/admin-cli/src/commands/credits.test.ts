@@ -12,8 +12,10 @@ describe("credits", () => {
     const added = await cli(["credits", "add", id, "--usd", "0.075", "--note", "promo"]);
     expect(added.code).toBe(0);
     expect(added.stdout).toStartWith(`Added $0.075 to user ${id}; the balance is now $1.075.\n`);
-    const user = JSON.parse((await cli(["users", "show", id, "--json"])).stdout);
+    const { user, recent } = JSON.parse((await cli(["users", "show", id, "--json"])).stdout);
     expect(user.balance_usd).toBe(1.075);
+    // A top-up is not spend: the account's charges and refunds stay empty.
+    expect(recent.items).toEqual([]);
     const [credits] = await api.store.sql<{ sum: bigint }[]>`
       select sum(delta_quota)::bigint as sum from ledger_entries
       where user_id = ${BigInt(id)} and kind = 'credit'`;
@@ -26,6 +28,7 @@ describe("credits", () => {
       const refused = await cli(["credits", "add", id, ...usd]);
       expect(refused.code).toBe(2);
     }
-    expect(JSON.parse((await cli(["users", "show", id, "--json"])).stdout).balance_usd).toBe(2);
+    const shown = JSON.parse((await cli(["users", "show", id, "--json"])).stdout);
+    expect(shown.user.balance_usd).toBe(2);
   });
 });

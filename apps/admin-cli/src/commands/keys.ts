@@ -1,18 +1,11 @@
 import type { Key, KeyCreate, KeyCreated } from "@gw/schemas";
 import { list, text } from "../args.ts";
 import { type Command, printJson } from "../command.ts";
-import { lacking, ok } from "../failure.ts";
+import { ok } from "../failure.ts";
 import { parseCount, parseExpiry, parseId, parseUsd } from "../flag-values.ts";
 import { formatAllowList, formatExpiry, formatQuota, formatUnix } from "../format.ts";
+import { nextPageNote, pageFlags, pageRequest, readPages } from "../pages.ts";
 import { renderFields, renderTable } from "../table.ts";
-
-const LIST_LIMIT_MAX = 1000;
-
-/** The answer `keys list` expects from `GET /admin/keys` (not in the admin API yet). */
-interface KeyPage {
-  data: Key[];
-  has_more?: boolean;
-}
 
 /** A key without a budget of its own spends its account's wallet. */
 function budget(key: Key): string {
@@ -113,24 +106,36 @@ const create: Command = {
 const listKeys: Command = {
   noun: "keys",
   verb: "list",
-  summary: "Keys of one account, or of all accounts",
+  summary: "Keys of one account or of all, by id (never their secrets)",
   positionals: [{ name: "user-id", optional: true }],
-  flags: {
-    limit: { type: "string", value: "N", description: "At most N keys (default 100)" },
-  },
+  flags: pageFlags("Keys"),
+  notes: [
+    "A page with more behind it ends with the --after to give for the next one (on stderr).",
+    "--json prints the api's page as it came; with --all, every key as one page.",
+    "Example: keys list 7 --all",
+  ],
   async run(context, { positionals, values }) {
-    const limit = parseCount("limit", text(values, "limit") ?? "100", LIST_LIMIT_MAX);
-    if (!limit.ok) return limit;
-    const query = new URLSearchParams({ limit: String(limit.value) });
+    const request = pageRequest(values);
+    if (!request.ok) return request;
+    const query = new URLSearchParams();
+    let userId: string | undefined;
     if (positionals[0] !== undefined) {
       const id = parseId("user-id", positionals[0]);
       if (!id.ok) return id;
-      query.set("user_id", id.value);
+      userId = id.value;
+      query.set("user_id", userId);
     }
-    const page = await context.client.call<KeyPage>("GET", `/admin/keys?${query}`);
-    if (!page.ok) return lacking(page, "keys list", "GET /admin/keys");
+    const page = await readPages<Key>(context, "/admin/keys", query, request.value);
+    if (!page.ok) return page;
     if (context.json) {
       printJson(context, page.value);
+      return ok(undefined);
+    }
+    const keys = page.value.data;
+    if (keys.length === 0) {
+      const of = userId === undefined ? "" : ` of user ${userId}`;
+      const after = request.value.after === undefined ? "" : ` after id ${request.value.after}`;
+      context.out(`No keys${of}${after}.`);
       return ok(undefined);
     }
     context.out(
@@ -140,13 +145,13 @@ const listKeys: Command = {
           { header: "user", align: "right" },
           { header: "name" },
           { header: "status" },
-          { header: "secret" },
+          { header: "hint" },
           { header: "budget", align: "right" },
           { header: "used", align: "right" },
           { header: "rpm", align: "right" },
           { header: "expires" },
         ],
-        page.value.data.map((key) => [
+        keys.map((key) => [
           key.id,
           key.user_id,
           key.name,
@@ -159,7 +164,10 @@ const listKeys: Command = {
         ]),
       ),
     );
-    if (page.value.has_more) context.note(`(the first ${limit.value} shown; raise --limit)`);
+    if (page.value.has_more) {
+      const command = userId === undefined ? "keys list" : `keys list ${userId}`;
+      nextPageNote(context, command, request.value, keys.at(-1)!.id, "keys");
+    }
     return ok(undefined);
   },
 };

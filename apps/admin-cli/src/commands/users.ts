@@ -100,7 +100,7 @@ const create: Command = {
 const show: Command = {
   noun: "users",
   verb: "show",
-  summary: "Balance, total spend, settings and recent charges and refunds of an account",
+  summary: "An account's balance, spend and settings, and its recent charges",
   positionals: [{ name: "user-id" }],
   flags: {
     recent: {
@@ -167,7 +167,7 @@ const listUsers: Command = {
   notes: [
     "A page with more behind it ends with the --after to give for the next one (on stderr).",
     "--json prints the api's page as it came; with --all, every account as one page.",
-    "Example: users list --limit 20, then users list --limit 20 --after 20",
+    "Example: users list --all --json | jq -r '.data[] | [.id, .name] | @tsv'",
   ],
   async run(context, { values }) {
     const request = pageRequest(values);
