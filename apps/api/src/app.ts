@@ -38,6 +38,13 @@ import { generateContentModelRoutes } from "./routes/models/generate-content.ts"
 import { modelRoutes } from "./routes/models/index.ts";
 import { msgcompatModelRoutes } from "./routes/models/msgcompat.ts";
 import { COUNT_TOKENS_AUTH, COUNT_TOKENS_PATHS, countTokensRoutes } from "./routes/tokens/index.ts";
+import {
+  GENERATE_CONTENT_AUTH,
+  GENERATE_CONTENT_PATHS,
+  MESSAGES_PATHS,
+  textRoutes,
+} from "./routes/text/index.ts";
+import { createTextService } from "./routes/text/service.ts";
 import { usageRoutes } from "./routes/usage/index.ts";
 import { VIDEO_BODY } from "./routes/video/body.ts";
 import { VIDEO_CREATE_PATHS, videoRoutes } from "./routes/video/index.ts";
@@ -51,8 +58,10 @@ export interface AppDeps {
 }
 
 /** How the body gate reads a route's key: message-API routes take `x-api-key` too. */
-const apiKeyRoutes = new Set<string>(COUNT_TOKENS_PATHS);
+const apiKeyRoutes = new Set<string>([...COUNT_TOKENS_PATHS, ...MESSAGES_PATHS]);
+const contentKeyRoutes = new Set<string>(GENERATE_CONTENT_PATHS);
 function bodyAuth(route: string) {
+  if (contentKeyRoutes.has(route)) return GENERATE_CONTENT_AUTH;
   return apiKeyRoutes.has(route) ? COUNT_TOKENS_AUTH : undefined;
 }
 
@@ -90,7 +99,13 @@ export async function createApp({ config, sql, redis, logger: given }: AppDeps) 
     catalog,
     closures,
     auth: authPlugin(sql, config.trustedProxies, rateLimiting.keyRpm, {
-      paths: new Set(["/v1/images/generations", "/v1/images/edits"]),
+      paths: new Set([
+        "/v1/images/generations",
+        "/v1/images/edits",
+        "/v1/chat/completions",
+        "/v1/responses",
+        ...MESSAGES_PATHS,
+      ]),
       cache: principals,
     }),
     rateLimit: rateLimiting.plugin,
@@ -110,6 +125,7 @@ export async function createApp({ config, sql, redis, logger: given }: AppDeps) 
     routePaths: () => paths,
     logger,
     metrics,
+    text: createTextService({ config, catalog, sql, ledger, logger }),
     lifecycle: { draining: false },
   };
   // Every request goes through one fetch handler (Bun's own router would answer routes
@@ -156,6 +172,7 @@ export async function createApp({ config, sql, redis, logger: given }: AppDeps) 
     .use(imageRoutes(context))
     .use(audioRoutes(context))
     .use(videoRoutes(context))
+    .use(textRoutes(context))
     .use(compatRoutes(context))
     .use(fileRoutes(context))
     .use(adminListRoutes(context))

@@ -9,6 +9,7 @@ import type { ApiConfig } from "./config.ts";
 import type { authPlugin } from "./plugins/auth.ts";
 import type { EndpointClosures } from "./plugins/closures.ts";
 import type { rateLimitPlugin } from "./plugins/rate-limit.ts";
+import type { TextService } from "./routes/text/service.ts";
 
 /** What every route module is built from; tests build it against their own schema and prefix. */
 export interface AppContext {
@@ -35,6 +36,8 @@ export interface AppContext {
   routePaths: () => string[];
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Text calls: their providers by model, and their money (hold, then charge by usage). */
+  text: TextService;
   /** Set once a stop began: readiness then answers 503 so load balancers move on. */
   lifecycle: { draining: boolean };
 }

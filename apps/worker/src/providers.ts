@@ -3,6 +3,7 @@ import {
   createOfflineProvider,
   createOpenAIImagesProvider,
   createOpenAISpeechProvider,
+  createModelRouter,
   createPooledFetch,
   createQueueMediaProvider,
   offlineAudioProvider,
@@ -22,21 +23,6 @@ export interface ProviderRouter {
   routeName(modelId: string): { name: string; upstreamModel: string } | null;
   names: string[];
 }
-
-function parseRoutes(text: string | undefined): [pattern: string, provider: string][] {
-  if (!text?.trim()) return [];
-  return text.split(",").map((entry) => {
-    const [pattern, provider] = entry.split("=").map((part) => part.trim());
-    if (!pattern || !provider)
-      throw new Error(
-        `PROVIDER_ROUTES entries are model=provider (a trailing * matches a prefix), got "${entry}"`,
-      );
-    return [pattern, provider];
-  });
-}
-
-const matches = (pattern: string, id: string) =>
-  pattern.endsWith("*") ? id.startsWith(pattern.slice(0, -1)) : pattern === id;
 
 /**
  * The configured providers: the built-in offline one always, OpenAI-compatible when set.
@@ -86,23 +72,8 @@ export function createRouter(
     otherProviders?: string[];
   } = {},
 ): ProviderRouter {
-  const routes = parseRoutes(routesText);
   const known = new Set([...providers.keys(), ...otherProviders]);
-  for (const [pattern, name] of routes)
-    if (!known.has(name))
-      throw new Error(
-        `PROVIDER_ROUTES sends ${pattern} to provider "${name}", which is not configured (have: ${[...known].join(", ")})`,
-      );
-  const routeName = (modelId: string) => {
-    const model = catalog.get(modelId);
-    if (!model) return null;
-    const family = model.family ? catalog.get(model.family.id) : undefined;
-    const routed = routes.find(([pattern]) => matches(pattern, modelId))?.[1];
-    const name =
-      routed ?? model.spec.upstream?.provider ?? family?.spec.upstream?.provider ?? "offline";
-    if (production && name === "offline" && !routed) return null;
-    return { name, upstreamModel: model.upstreamModel };
-  };
+  const routeName = createModelRouter(catalog, known, routesText, { production });
   return {
     names: [...known],
     routeName,

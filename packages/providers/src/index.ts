@@ -18,6 +18,7 @@ export type { DiagonalImage } from "./image/diagonal.ts";
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, sourceSizeProblem } from "./image/limits.ts";
 export { CONTENT_TYPES, encodeImage, type OutputFormat } from "./image/render.ts";
 export { type SniffedFormat, type SniffedImage, sniffImage } from "./image/sniff.ts";
+export { createModelRouter, type ModelRoute, parseProviderRoutes } from "./model-routes.ts";
 export {
   createOfflineProvider,
   OFFLINE_MARKERS,
@@ -29,6 +30,23 @@ export {
   type OpenAIImagesProviderOptions,
 } from "./openai/provider.ts";
 export { type ImageSize, imageSize } from "./size.ts";
+export { ANTHROPIC_VERSION, createAnthropicTextProvider } from "./text/anthropic.ts";
+export { envLaneLimit, nativeFormatOf, textProvidersFromEnv } from "./text/from-env.ts";
+export { createGeminiTextProvider } from "./text/gemini.ts";
+export type { HttpTextProviderOptions } from "./text/http-call.ts";
+export { createOfflineTextProvider, type OfflineTextProviderOptions } from "./text/offline.ts";
+export {
+  OFFLINE_DEFAULT_OUTPUT_TOKENS,
+  offlineTokens,
+} from "./text/offline-text.ts";
+export { createOpenAITextProvider } from "./text/openai.ts";
+export type {
+  TextAnswer,
+  TextCall,
+  TextFailure,
+  TextFailureCode,
+  TextProvider,
+} from "./text/types.ts";
 export {
   CREATE_OPERATIONS,
   EDIT_OPERATIONS,

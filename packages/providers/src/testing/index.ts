@@ -7,3 +7,20 @@ export {
   type RecordedRequest,
   startOpenAIImagesStub,
 } from "./openai-stub.ts";
+export { readSseText, readSseUntilError } from "./sse-text.ts";
+export {
+  type AnthropicStub,
+  type AnthropicStubUsage,
+  type GeminiStub,
+  type GeminiStubUsage,
+  type OpenAIStubUsage,
+  type OpenAITextStub,
+  startAnthropicStub,
+  startGeminiStub,
+  startOpenAITextStub,
+  type TextStub,
+  type TextStubAnswer,
+  type TextStubBehaviour,
+  type TextStubOptions,
+  type TextStubRequest,
+} from "./text-stubs.ts";
