@@ -37,7 +37,6 @@ import { QUOTE_MAX_BODY_BYTES, quoteRoutes } from "./routes/media/quote.ts";
 import { generateContentModelRoutes } from "./routes/models/generate-content.ts";
 import { modelRoutes } from "./routes/models/index.ts";
 import { msgcompatModelRoutes } from "./routes/models/msgcompat.ts";
-import { COUNT_TOKENS_AUTH, COUNT_TOKENS_PATHS, countTokensRoutes } from "./routes/tokens/index.ts";
 import {
   GENERATE_CONTENT_AUTH,
   GENERATE_CONTENT_PATHS,
@@ -45,6 +44,7 @@ import {
   textRoutes,
 } from "./routes/text/index.ts";
 import { createTextService } from "./routes/text/service.ts";
+import { COUNT_TOKENS_AUTH, COUNT_TOKENS_PATHS, countTokensRoutes } from "./routes/tokens/index.ts";
 import { usageRoutes } from "./routes/usage/index.ts";
 import { VIDEO_BODY } from "./routes/video/body.ts";
 import { VIDEO_CREATE_PATHS, videoRoutes } from "./routes/video/index.ts";

@@ -1,9 +1,9 @@
 import {
   type AudioProvider,
+  createModelRouter,
   createOfflineProvider,
   createOpenAIImagesProvider,
   createOpenAISpeechProvider,
-  createModelRouter,
   createPooledFetch,
   createQueueMediaProvider,
   offlineAudioProvider,

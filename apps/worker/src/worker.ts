@@ -57,7 +57,8 @@ export async function startWorker(deps: WorkerDeps) {
   const audioProviders = audioProvidersFromEnv(config.env, (name) => lanes.limitOf(name));
   const router = createRouter(catalog, providers, config.env.PROVIDER_ROUTES, {
     production: config.env.NODE_ENV === "production",
-    otherProviders: [...audioProviders.keys()],
+    // Routes may name text providers too (the api runs text calls); they are not the worker's.
+    otherProviders: [...audioProviders.keys(), ...textProviderNames(config.env)],
   });
   const storage = deps.storage ?? storageFromEnv(config.env, config.dataDir);
   const policy = urlPolicyFromEnv(config.env);
@@ -180,6 +181,14 @@ export async function startWorker(deps: WorkerDeps) {
       void probes?.stop(true);
     },
   };
+}
+
+/** The text providers the environment configures (their calls run in the api). */
+function textProviderNames(env: Record<string, string | undefined>): string[] {
+  return [
+    ["anthropic", env.UPSTREAM_ANTHROPIC_BASE_URL],
+    ["gemini", env.UPSTREAM_GEMINI_BASE_URL],
+  ].flatMap(([name, url]) => (url ? [name!] : []));
 }
 
 /** Sends due webhook deliveries every WEBHOOK_POLL_MS, one pass at a time. */

@@ -9,6 +9,7 @@ export const ERRORS = {
   model_not_found: { status: 400, type: "invalid_request_error" },
   unsupported_operation: { status: 400, type: "invalid_request_error" },
   model_unavailable: { status: 400, type: "invalid_request_error" },
+  untranslatable: { status: 400, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "authentication_error" },
   key_disabled: { status: 401, type: "authentication_error" },
   key_expired: { status: 401, type: "authentication_error" },

@@ -9,6 +9,8 @@ const MAX_MARKER_TOKENS = 1_000_000_000;
 export interface OfflineMarkers {
   fail: boolean;
   noUsage: boolean;
+  /** `[offline:slow]`: a stream waits between its chunks, as a long answer would. */
+  slow: boolean;
   promptOverheadTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
@@ -24,6 +26,7 @@ export function readMarkers(prompt: string): OfflineMarkers {
     return {
       fail: false,
       noUsage: false,
+      slow: false,
       promptOverheadTokens: 0,
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
@@ -32,6 +35,7 @@ export function readMarkers(prompt: string): OfflineMarkers {
   return {
     fail: prompt.includes("[offline:fail]"),
     noUsage: prompt.includes("[offline:no-usage]"),
+    slow: prompt.includes("[offline:slow]"),
     promptOverheadTokens: count(prompt, "prompt-overhead"),
     cacheReadTokens: count(prompt, "cache-read"),
     cacheWriteTokens: count(prompt, "cache-write"),

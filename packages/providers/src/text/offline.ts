@@ -30,6 +30,9 @@ export interface OfflineTextProviderOptions {
   chunkDelayMs?: number;
 }
 
+/** `[offline:slow]`: the pause between a stream's chunks. */
+const SLOW_CHUNK_DELAY_MS = 300;
+
 /** Stream text in this many pieces at most, so clients see a few real chunks. */
 const STREAM_PIECES = 4;
 
@@ -147,7 +150,11 @@ export function createOfflineTextProvider(options: OfflineTextProviderOptions = 
         return {
           ok: true,
           status: 200,
-          sse: frameStream(frames, options.chunkDelayMs ?? 0, call.signal),
+          sse: frameStream(
+            frames,
+            markers.slow ? SLOW_CHUNK_DELAY_MS : (options.chunkDelayMs ?? 0),
+            call.signal,
+          ),
         };
       }
       const written = writeResult(call.format, result, { request: conv });

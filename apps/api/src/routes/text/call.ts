@@ -163,7 +163,11 @@ function upstreamBodyOf(
     defaultMaxTokens: cap,
     ...(request.path ? { path: request.path } : {}),
   });
-  if (!translated.ok) throw new ApiError("invalid_request", translated.message);
+  if (!translated.ok)
+    throw new ApiError(
+      translated.code === "untranslatable" ? "untranslatable" : "invalid_request",
+      translated.message,
+    );
   void conversation;
   return withUpstreamUsage(model.upstreamFormat, translated.value as never);
 }
