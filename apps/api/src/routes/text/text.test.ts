@@ -399,3 +399,34 @@ describe("a client that disconnects mid-stream", () => {
     expect(await settledState(userId)).toMatchObject({ pending: 0n, drift: 0n, held: "0" });
   });
 });
+
+describe("under load", () => {
+  test("200 concurrent calls of one account: 200 answers, 200 charges, one per hold, wallet equals its ledger", async () => {
+    const { secret, userId } = await api.account({ balanceUsd: 5 });
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        chat(secret, {
+          messages: [{ role: "user", content: `call ${index}` }],
+          max_tokens: 20,
+        }).then((response) => response.status),
+      ),
+    );
+    expect(answers.filter((status) => status === 200).length).toBe(200);
+    const charges = await until("200 charges", async () => {
+      const rows = await chargesOf(userId);
+      return rows.length >= 200 ? rows : null;
+    });
+    expect(charges.length).toBe(200);
+    const [holds] = await api.store.sql<{ posted: bigint; distinct: bigint }[]>`
+      select count(*) filter (where state = 'posted') as posted, count(distinct id) as distinct
+      from holds where user_id = ${BigInt(userId)}`;
+    expect(holds).toEqual({ posted: 200n, distinct: 200n });
+    const spent = charges.reduce((sum, charge) => sum + charge.quota, 0n);
+    expect(await settledState(userId)).toEqual({
+      balance: 2_500_000n - spent,
+      pending: 0n,
+      drift: 0n,
+      held: "0",
+    });
+  });
+});
