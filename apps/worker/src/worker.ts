@@ -123,8 +123,10 @@ export async function startWorker(deps: WorkerDeps) {
       );
       const expired = await deleteExpiredFiles(sql, storage, config.linkTtlSeconds);
       const days = await rollSpendDays(sql);
-      if (requeued + expired + days === 0) return null;
-      return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks, summed ${days} closed days of spend`;
+      // Charges an api owed for answers it gave but died before posting (text calls).
+      const owed = await ledger.recoverCharges(OWED_CHARGE_AFTER_MS);
+      if (requeued + expired + days + owed === 0) return null;
+      return `requeued ${requeued} stranded tasks from Postgres, deleted files of ${expired} expired tasks, summed ${days} closed days of spend, posted ${owed} charges an api left owed`;
     },
   });
   const stopWebhooks = startWebhookDelivery(
@@ -182,6 +184,13 @@ export async function startWorker(deps: WorkerDeps) {
     },
   };
 }
+
+/**
+ * An owed charge older than this was left by an api that died before posting it. Well
+ * under the reconciler's orphan window (60 s), so the posting, not the orphan drop,
+ * settles the dead api's Redis reservation.
+ */
+const OWED_CHARGE_AFTER_MS = 20_000;
 
 /** The text providers the environment configures (their calls run in the api). */
 function textProviderNames(env: Record<string, string | undefined>): string[] {

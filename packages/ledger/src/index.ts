@@ -1,3 +1,4 @@
+export { journalKey, type OwedCharge } from "./charge-journal.ts";
 export { DEFAULT_HOLD_TTL_MS } from "./context.ts";
 export type { CreditInput, CreditResult } from "./credit.ts";
 export * from "./history/index.ts";

@@ -1,4 +1,5 @@
 import type { RedisClient, Sql } from "@gw/store";
+import { forgetCharges, journalCharge, type OwedCharge, recoverCharges } from "./charge-journal.ts";
 import { DEFAULT_HOLD_TTL_MS, type LedgerContext } from "./context.ts";
 import { type CreditInput, credit, creditWithin } from "./credit.ts";
 import { findHold, hold, recheck, recordHold, recordHolds, reserve } from "./holds.ts";
@@ -69,6 +70,12 @@ export function createLedger(options: LedgerOptions) {
     resyncWallet: (userId: bigint) => resyncWallet(ctx, userId),
     syncKeyBudget: (userId: bigint, keyId: bigint) => syncKeyBudget(ctx, userId, keyId),
     reconcile: (nowMs?: number) => reconcile(ctx, nowMs),
+    /** Writes what an answer owes (Redis) before the answer goes out; see charge-journal.ts. */
+    journalCharge: (charge: OwedCharge) => journalCharge(ctx.redis, ctx.prefix, charge),
+    forgetCharges: (ids: string[]) => forgetCharges(ctx.redis, ctx.prefix, ids),
+    /** Posts owed charges older than `olderThanMs` whose process died before posting them. */
+    recoverCharges: (olderThanMs: number, nowMs?: number) =>
+      recoverCharges(ctx, olderThanMs, nowMs),
   };
 }
 

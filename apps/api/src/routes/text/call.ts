@@ -193,8 +193,17 @@ function overheadOf(call: Admitted, usage: Usage | undefined): number | undefine
   });
 }
 
-/** Charges the call by its usage (after the answer went out); durable and once. */
-function charge(call: Admitted, usage: Usage, source: "provider" | "local", cancelled = false) {
+/**
+ * Charges the call by its usage: resolves once the charge is owed durably enough to
+ * survive this process (journaled in Redis), before the answer's last bytes go out; the
+ * posting follows in a batch, once per hold.
+ */
+async function charge(
+  call: Admitted,
+  usage: Usage,
+  source: "provider" | "local",
+  cancelled = false,
+): Promise<void> {
   const { ctx, model, principal } = call;
   const actual = textPriceQuota(
     model.prices,
@@ -224,22 +233,23 @@ function charge(call: Admitted, usage: Usage, source: "provider" | "local", canc
       use_time_ms: Math.round(performance.now() - call.began),
     },
   };
-  const settle = async () => {
-    const amountQuota = await ctx.text.ledger.cover(call.hold, actual);
-    if (amountQuota < actual)
-      details.other = { ...details.other, capped_from_quota: actual.toString() };
-    await ctx.text.ledger.settle({ type: "charge", hold: call.hold, amountQuota, details });
-  };
-  void settle().catch((error) =>
-    ctx.logger.error(
-      { hold_id: call.hold.input.holdId, err: (error as Error).message },
-      "a text charge could not be posted",
-    ),
-  );
+  const amountQuota = await ctx.text.ledger.cover(call.hold, actual);
+  if (amountQuota < actual)
+    details.other = { ...details.other, capped_from_quota: actual.toString() };
+  // Owed in Redis before the answer is released; posted in the next batch.
+  const journalId = await ctx.text.ledger.journal(call.hold, amountQuota, details);
+  void ctx.text.ledger
+    .settle({ type: "charge", hold: call.hold, amountQuota, details, journalId })
+    .catch((error) =>
+      ctx.logger.error(
+        { hold_id: call.hold.input.holdId, err: (error as Error).message },
+        "a text charge could not be posted; the journal keeps it for the worker",
+      ),
+    );
 }
 
 /** A whole answer: read its usage, answer in the client's format, then charge. */
-function answerJson(call: Admitted, upstreamJson: unknown): Response {
+async function answerJson(call: Admitted, upstreamJson: unknown): Promise<Response> {
   const { model, request } = call;
   const read = readResult(model.upstreamFormat, upstreamJson);
   if (!read.ok) {
@@ -270,7 +280,7 @@ function answerJson(call: Admitted, upstreamJson: unknown): Response {
     // The client sees the model it called, not the provider's name for it.
     body = { ...(body as Json), model: model.model.id };
   }
-  charge(call, usage, result.usage ? "provider" : "local");
+  await charge(call, usage, result.usage ? "provider" : "local");
   return Response.json(body, { headers });
 }
 
@@ -316,12 +326,19 @@ function answerStream(
       if (event.type === "text") text += event.text;
       else if (event.type === "usage") usage = event.usage;
   };
-  const finish = (cancelled: boolean) => {
+  const finish = async (cancelled: boolean) => {
     if (settled) return;
     settled = true;
     const final = usage ?? relay?.usage();
-    if (final) charge(call, final, "provider", cancelled);
-    else charge(call, localUsage(call, text), "local", cancelled);
+    await (final
+      ? charge(call, final, "provider", cancelled)
+      : charge(call, localUsage(call, text), "local", cancelled)
+    ).catch((error) =>
+      call.ctx.logger.error(
+        { hold_id: call.hold.input.holdId, err: (error as Error).message },
+        "a text charge could not be made",
+      ),
+    );
   };
   const translate = (chunk: string): string => {
     if (relay && watcher) {
@@ -349,23 +366,24 @@ function answerStream(
         if (done) {
           const rest = decoder.decode() + "";
           const out = (rest ? translate(rest) : "") + closing();
+          // The charge is owed before the stream's last bytes reach the client.
+          await finish(false);
           if (out) controller.enqueue(encoder.encode(out));
           controller.close();
-          finish(false);
           return;
         }
         const out = translate(decoder.decode(value, { stream: true }));
         if (out) controller.enqueue(encoder.encode(out));
       } catch (error) {
         // The upstream stream broke off: the client gets what came, and pays for it.
-        finish(true);
+        await finish(true);
         controller.error(error);
       }
     },
     cancel() {
       abort.abort();
       void reader.cancel().catch(() => {});
-      finish(true);
+      void finish(true);
     },
   });
   return new Response(body, { headers: SSE_HEADERS });

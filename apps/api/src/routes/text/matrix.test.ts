@@ -30,16 +30,31 @@ function request(format: TextFormat, model: string, stream: boolean) {
   const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
   switch (format) {
     case "chat":
-      return { path: "/v1/chat/completions", headers, body: { model, stream, max_tokens: 50, messages: [{ role: "user", content: "Hello" }] } };
+      return {
+        path: "/v1/chat/completions",
+        headers,
+        body: { model, stream, max_tokens: 50, messages: [{ role: "user", content: "Hello" }] },
+      };
     case "responses":
-      return { path: "/v1/responses", headers, body: { model, stream, max_output_tokens: 50, input: "Hello" } };
+      return {
+        path: "/v1/responses",
+        headers,
+        body: { model, stream, max_output_tokens: 50, input: "Hello" },
+      };
     case "messages":
-      return { path: "/v1/messages", headers, body: { model, stream, max_tokens: 50, messages: [{ role: "user", content: "Hello" }] } };
+      return {
+        path: "/v1/messages",
+        headers,
+        body: { model, stream, max_tokens: 50, messages: [{ role: "user", content: "Hello" }] },
+      };
     default:
       return {
         path: `/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`,
         headers,
-        body: { contents: [{ role: "user", parts: [{ text: "Hello" }] }], generationConfig: { maxOutputTokens: 50 } },
+        body: {
+          contents: [{ role: "user", parts: [{ text: "Hello" }] }],
+          generationConfig: { maxOutputTokens: 50 },
+        },
       };
   }
 }
@@ -61,7 +76,9 @@ for (const format of ["chat", "responses", "messages", "generateContent"] as con
           const read = readResult(format, await response.json());
           expect(read.ok).toBe(true);
           if (!read.ok) return;
-          expect(read.value.parts.find((part) => part.type === "text")).toMatchObject({ text: "From the upstream." });
+          expect(read.value.parts.find((part) => part.type === "text")).toMatchObject({
+            text: "From the upstream.",
+          });
           expect(read.value.usage?.outputTokens).toBeGreaterThan(0);
           return;
         }

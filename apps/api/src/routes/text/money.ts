@@ -26,7 +26,14 @@ export const RECORD_AFTER_MS = 5_000;
 
 /** How a call ends, money-wise: a charge of what the provider reports, or nothing. */
 export type TextSettlement =
-  | { type: "charge"; hold: TextHold; amountQuota: bigint; details: ChargeDetails }
+  | {
+      type: "charge";
+      hold: TextHold;
+      amountQuota: bigint;
+      details: ChargeDetails;
+      /** Its entry in the journal of owed charges, forgotten once the charge committed. */
+      journalId?: string | null;
+    }
   | { type: "release"; hold: TextHold };
 
 /**
@@ -92,6 +99,8 @@ export function createTextLedger({
     await Promise.all(staged.map((stage) => stage.afterCommit().catch(() => {})));
     // The charge now counts in Redis; the admission of its extra is no longer needed.
     await Promise.all(posts.map((item) => item.hold.extra?.release().catch(() => {})));
+    const journaled = posts.flatMap((item) => (item.journalId ? [item.journalId] : []));
+    await ledger.forgetCharges(journaled).catch(() => {});
   };
 
   const settler = createBatcher<TextSettlement, true>(
@@ -179,6 +188,21 @@ export function createTextLedger({
       // Kept until the charge lands, so no other call spends the same money meanwhile.
       hold.extra = admitted.reservation;
       return hold.input.amountQuota + admitted.reservation.input.amountQuota;
+    },
+
+    /**
+     * Writes what an answer owes to Redis before the answer goes out, so a process that
+     * dies before its batch commits leaves the charge for the worker's maintenance to post.
+     */
+    async journal(hold: TextHold, amountQuota: bigint, details: ChargeDetails) {
+      try {
+        return await ledger.journalCharge({ hold: hold.input, amountQuota, details });
+      } catch (error) {
+        log(
+          `[text] journaling the charge of ${hold.input.holdId} failed: ${(error as Error).message}`,
+        );
+        return null;
+      }
     },
 
     /** Posts or releases the call's hold; durable once this resolves. */

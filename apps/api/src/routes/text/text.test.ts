@@ -4,6 +4,7 @@
 // is held and let go; an upstream failure charges nothing; the prompt-overhead header and
 // SSE comment of spec 4.11 follow every rule.
 import { describe, expect, test } from "bun:test";
+import { journalKey } from "@gw/ledger";
 import { DEFAULT_CATALOG, textPriceQuota } from "@gw/tariffs";
 import { startTestApi } from "../../testing.ts";
 
@@ -121,6 +122,10 @@ describe("chat completions", () => {
     const state = await settledState(userId);
     expect(state).toEqual({ balance: 500_000n - charge!.quota, pending: 0n, drift: 0n, held: "0" });
     expect((await chargesOf(userId)).length).toBe(1);
+    // Owed in the journal before the answer, forgotten once posted.
+    await until("the journal emptied", async () =>
+      (await api.store.redis.xlen(journalKey(api.store.prefix))) === 0 ? true : null,
+    );
   });
 
   test("the account discount applies to the exact total", async () => {
