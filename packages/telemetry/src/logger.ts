@@ -45,7 +45,12 @@ export function createLogger(options: LoggerOptions): Logger {
   const destination =
     options.destination ??
     (options.format === "pretty"
-      ? pretty({ sync: true, colorize: Boolean(process.stdout.isTTY), ignore: "pid,hostname" })
+      ? pretty({
+          sync: true,
+          singleLine: true,
+          colorize: Boolean(process.stdout.isTTY),
+          ignore: "pid,hostname",
+        })
       : pino.destination({ dest: 1, sync: false }));
   return pino(
     {
