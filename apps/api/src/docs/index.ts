@@ -41,6 +41,11 @@ function documentBase(config: Pick<ApiConfig, "publicBaseUrl">): DocumentBase {
       { name: "images", description: "Image generation and editing, answered when finished." },
       { name: "audio", description: "Speech and music tasks, answered at once and read later." },
       { name: "video", description: "Video tasks (OpenAI's videos API) and their files." },
+      {
+        name: "text",
+        description:
+          "Text generation in the chat, responses, message-style and generate-content formats, metered by tokens.",
+      },
       { name: "media", description: "The media catalog with its prices, and quotes." },
       {
         name: "models",
