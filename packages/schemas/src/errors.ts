@@ -30,6 +30,7 @@ export const ERRORS = {
   idempotency_conflict: { status: 409, type: "invalid_request_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  range_not_satisfiable: { status: 416, type: "invalid_request_error" },
   rate_limited: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "server_error" },
   upstream_error: { status: 502, type: "server_error" },

@@ -1,4 +1,5 @@
 import { models, Tokenizer } from "ai-tokenizer";
+import { boundedRuns } from "./bounded-runs.ts";
 
 /** ai-tokenizer's per-model constants: message, tool and schema overheads around the text. */
 export type TokenOverheads = {
@@ -49,8 +50,8 @@ export async function loadProfile(id: string): Promise<TokenizerProfile> {
   if (!profile) throw new Error(`unknown tokenizer profile ${JSON.stringify(id)}`);
   let tokenizer = tokenizers.get(profile.encoding);
   if (!tokenizer) {
-    tokenizer = ENCODINGS[profile.encoding]().then(
-      (module) => new Tokenizer(module as ConstructorParameters<typeof Tokenizer>[0]),
+    tokenizer = ENCODINGS[profile.encoding]().then((module) =>
+      boundedRuns(new Tokenizer(module as ConstructorParameters<typeof Tokenizer>[0])),
     );
     tokenizers.set(profile.encoding, tokenizer);
   }

@@ -43,6 +43,12 @@ export const errorPlugin = new Elysia({ name: "gw/errors" }).onError(
       case "VALIDATION":
         return errorResponse("invalid_request", describeValidation(error));
       case "PARSE":
+        // The body plugin refuses bad bodies with ApiErrors (above); any other cause is a
+        // failure behind it (Postgres or Redis during the credential check), not the body.
+        if (cause instanceof Error && !(cause instanceof SyntaxError)) {
+          noteRequest({ error: cause });
+          return errorResponse("internal_error", "Internal error; the request may be retried");
+        }
         return errorResponse(
           "invalid_request",
           "The request body could not be parsed; send valid JSON with Content-Type: application/json",

@@ -115,6 +115,19 @@ export function createSettler(deps: SettlerDeps) {
         ? [{ index, id: item.task.id, actual: item.type === "complete" ? item.price.quota : 0n }]
         : [],
     );
+    // Every account this batch charges or refunds, locked in id order before any: postMany
+    // locks its own accounts first, and refunds would then lock theirs out of order (a
+    // refund for account 2 after a post for account 5), deadlocking with a submission
+    // batch that charges reserves of accounts 2 and 5 in id order.
+    const accounts = [
+      ...new Set([
+        ...posts.map((each) => each.userId),
+        ...refunds.map((each) => items[each.index]!.task.user_id),
+      ]),
+    ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (accounts.length > 1)
+      await tx`select id from users where id = any(${accounts.map(String)}::bigint[])
+               order by id for no key update`;
     const [posted, voided, refunded] = await Promise.all([
       ledger.postMany(tx, posts),
       ledger.voidMany(

@@ -207,7 +207,7 @@ function readMessage(item: unknown, index: number, conv: Conversation): void {
 export function chatToNeutral(body: Json): Conversation {
   const conv = emptyConversation("chat", String(body.model));
   for (const [key, value] of Object.entries(body)) {
-    const reader = READERS[key];
+    const reader = Object.hasOwn(READERS, key) ? READERS[key] : undefined;
     if (reader) reader(value, conv, body);
     else if (given(value)) conv.untranslatable.push(key);
   }

@@ -202,7 +202,7 @@ export function generateContentToNeutral(body: Json, path: GenerateContentPath):
   conv.stream = path.stream;
   conv.includeUsage = true;
   for (const [key, value] of Object.entries(request)) {
-    const reader = READERS[key];
+    const reader = Object.hasOwn(READERS, key) ? READERS[key] : undefined;
     if (reader) reader(value, conv);
     else if (given(value)) conv.untranslatable.push(key);
   }

@@ -142,7 +142,7 @@ const resultContent = (part: Part): TextPart | ImagePart | OpaquePart =>
 export function messagesToNeutral(body: Json): Conversation {
   const conv = emptyConversation("messages", String(body.model));
   for (const [key, value] of Object.entries(body)) {
-    const reader = READERS[key];
+    const reader = Object.hasOwn(READERS, key) ? READERS[key] : undefined;
     if (reader) reader(value, conv);
     else if (given(value)) conv.untranslatable.push(key);
   }

@@ -170,7 +170,7 @@ function readItem(item: unknown, index: number, conv: Conversation): void {
 export function responsesToNeutral(body: Json): Conversation {
   const conv = emptyConversation("responses", String(body.model));
   for (const [key, value] of Object.entries(body)) {
-    const reader = READERS[key];
+    const reader = Object.hasOwn(READERS, key) ? READERS[key] : undefined;
     if (reader) reader(value, conv);
     else if (given(value)) conv.untranslatable.push(key);
   }

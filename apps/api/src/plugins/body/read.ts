@@ -15,7 +15,11 @@ export async function readBounded(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch(() => {
+        // The client's upload broke off: its request, not a failure of ours (errors.ts
+        // takes any other cause of a body refusal for an internal error).
+        throw new ApiError("invalid_request", "The request body could not be read to its end");
+      });
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes)

@@ -19,6 +19,13 @@ function allowList(ips: string[] | undefined): string[] | undefined {
   return normalized.value;
 }
 
+/**
+ * The largest id an account can have as the admin API writes ids (18 digits, the `Id`
+ * pattern); a numeric `user_id` beyond it names no account, and beyond int8 it would fail
+ * the lookup itself.
+ */
+const MAX_USER_ID = 999_999_999_999_999_999n;
+
 function quotaLimit(quota: number | null | undefined): bigint | null | undefined {
   return quota === undefined || quota === null ? quota : BigInt(quota);
 }
@@ -34,7 +41,7 @@ export function adminKeyRoutes({ config, sql, ledger }: AppContext) {
       async ({ body, set }) => {
         const userId = BigInt(body.user_id);
         const ips = allowList(body.allowed_ips) ?? [];
-        if (!(await findUser(sql, userId))) {
+        if (userId > MAX_USER_ID || !(await findUser(sql, userId))) {
           throw new ApiError(
             "invalid_request",
             `Invalid body field 'user_id': no user ${body.user_id}`,

@@ -29,8 +29,20 @@ const IdsBody = t.Object(
   { additionalProperties: false },
 );
 const READ = { auth: { mode: "ordinary" as const }, limit: { keyRpm: false } };
-/** Reading one task: another account's answers like a missing one (404). */
-const ONE_ERRORS = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/**
+ * The task id in the path, declared so an id the router cannot decode (`%ff`, a lone `%`)
+ * is a 400 like on the other task routes, not a null that reaches the lookup.
+ */
+const IdParams = t.Object({ id: t.String({ maxLength: 200 }) });
+const ModeIdParams = t.Object({ mode: t.String(), id: t.String({ maxLength: 200 }) });
+/** Reading one task: another account's answers like a missing one (404); a bad id is a 400. */
+const ONE_ERRORS = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  429: ErrorBody,
+};
 /** Listing: unknown ids are left out; a bad id list is a 400. */
 const LIST_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 /** Under `/{mode}/` a mode that is not a short lower-case word is a 404 too. */
@@ -68,6 +80,7 @@ export function compatRoutes(ctx: AppContext) {
       }),
       {
         ...READ,
+        params: IdParams,
         response: { 200: MusicFetch, ...ONE_ERRORS },
         detail: { tags: ["compat"], summary: "One music task (spec 2.16)" },
       },
@@ -90,7 +103,8 @@ export function compatRoutes(ctx: AppContext) {
         detail: { tags: ["compat"], summary: "Music tasks by id; [] for no ids" },
       },
     );
-  for (const prefix of ["/imgcompat", "/:mode/imgcompat"])
+  for (const prefix of ["/imgcompat", "/:mode/imgcompat"]) {
+    const params = prefix === "/imgcompat" ? IdParams : ModeIdParams;
     app
       .get(
         `${prefix}/task/:id/fetch`,
@@ -101,6 +115,7 @@ export function compatRoutes(ctx: AppContext) {
         },
         {
           ...READ,
+          params,
           response: { 200: ImageCompatTask, ...ONE_ERRORS },
           detail: { tags: ["compat"], summary: "One image task" },
         },
@@ -143,10 +158,12 @@ export function compatRoutes(ctx: AppContext) {
         },
         {
           ...READ,
-          // 400: the task's model is no longer available.
-          response: { 200: ImageCompatSeed, 400: ErrorBody, ...ONE_ERRORS },
+          params,
+          // 400: the task's model is no longer available, or the id is not text.
+          response: { 200: ImageCompatSeed, ...ONE_ERRORS },
           detail: { tags: ["compat"], summary: "The seed of an image task" },
         },
       );
+  }
   return app;
 }

@@ -362,18 +362,26 @@ function answerStream(
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          const rest = decoder.decode() + "";
-          const out = (rest ? translate(rest) : "") + closing();
-          // The charge is owed before the stream's last bytes reach the client.
-          await finish(false);
-          if (out) controller.enqueue(encoder.encode(out));
-          controller.close();
-          return;
+        // Read until something goes out: a pull that enqueues nothing is not called again,
+        // and an upstream chunk often writes nothing (half a frame, a frame the client's
+        // format has no event for), so returning then would stall the client for good.
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const rest = decoder.decode();
+            const out = (rest ? translate(rest) : "") + closing();
+            // The charge is owed before the stream's last bytes reach the client.
+            await finish(false);
+            if (out) controller.enqueue(encoder.encode(out));
+            controller.close();
+            return;
+          }
+          const out = translate(decoder.decode(value, { stream: true }));
+          if (out) {
+            controller.enqueue(encoder.encode(out));
+            return;
+          }
         }
-        const out = translate(decoder.decode(value, { stream: true }));
-        if (out) controller.enqueue(encoder.encode(out));
       } catch (error) {
         // The upstream stream broke off: the client gets what came, and pays for it.
         await finish(true);

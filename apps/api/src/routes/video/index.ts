@@ -125,10 +125,11 @@ export function videoRoutes(ctx: AppContext) {
         };
         const range = parseRange(request.headers.get("range"), size);
         if (range === "unsatisfiable")
-          return new Response(null, {
-            status: 416,
-            headers: { ...headers, "content-range": `bytes */${size}` },
-          });
+          throw new ApiError(
+            "range_not_satisfiable",
+            `The range ${JSON.stringify((request.headers.get("range") ?? "").slice(0, 100))} lies outside the file's ${size} bytes`,
+            { "content-range": `bytes */${size}` },
+          );
         if (range === null)
           return new Response(stored.bytes, {
             headers: { ...headers, "content-length": String(size) },
@@ -160,7 +161,7 @@ export function videoRoutes(ctx: AppContext) {
                 "One byte range (`bytes=a-b`, `bytes=a-` or `bytes=-n`); anything else is answered with the whole file.",
             },
           ],
-          // A raw Response: the file, a part of it, or an empty 416 (parseRange in range.ts).
+          // A raw Response: the file or a part of it; a range outside it is a 416 in the error shape.
           responses: {
             200: { description: "The whole file", content: VIDEO_FILE },
             206: {
@@ -174,10 +175,11 @@ export function videoRoutes(ctx: AppContext) {
               content: VIDEO_FILE,
             },
             416: {
-              description: "The range lies outside the file; no body",
+              description: "The range lies outside the file (range_not_satisfiable)",
               headers: {
                 "Content-Range": { description: "`bytes */<size>`", schema: t.String() },
               },
+              content: { "application/json": { schema: ErrorBody } },
             },
           },
         },

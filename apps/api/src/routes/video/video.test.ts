@@ -100,6 +100,9 @@ describe("video", () => {
     });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get("content-range")).toBe(`bytes */${bytes.length}`);
+    expect(((await beyond.json()) as { error: { code: string } }).error.code).toBe(
+      "range_not_satisfiable",
+    );
 
     const envelope = (await (
       await get(secret, `/v1/video/generations/${created.body.id}`)
