@@ -36,6 +36,9 @@ export const MUTATIONS: Mutation[] = [
   ...ROUTING_MUTATIONS,
 ];
 
+/** Labels are for reading: a mutation that quotes a huge value is cut. */
+const LABEL_MAX_CHARS = 200;
+
 /** Cases that get a second mutation on top of the first: damage rarely comes alone. */
 const SECOND_MUTATION_SHARE = 0.15;
 
@@ -84,7 +87,10 @@ export function generateCase(world: World, seed: number, index: number): FuzzCas
     seed,
     index,
     operation: op.id,
-    mutation: draft.mutation,
+    mutation:
+      draft.mutation.length > LABEL_MAX_CHARS
+        ? `${draft.mutation.slice(0, LABEL_MAX_CHARS)}…`
+        : draft.mutation,
     role: draft.role,
     mustRefuse: draft.mustRefuse,
     request: encodeDraft(draft),

@@ -112,7 +112,8 @@ export function encodeDraft(draft: Draft): WireRequest {
   const headers = { ...draft.headers };
   let body: WireRequest["body"];
   let bodyBytes = 0;
-  if (draft.body) {
+  // fetch cannot send a body with these methods at all: such a case goes without one.
+  if (draft.body && !["GET", "HEAD", "TRACE"].includes(draft.method)) {
     const type = draft.contentType === undefined ? defaultType(draft.body) : draft.contentType;
     if (type !== null) headers["content-type"] = type;
     switch (draft.body.kind) {

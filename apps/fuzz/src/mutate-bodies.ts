@@ -1,5 +1,5 @@
 import type { Draft } from "./draft.ts";
-import type { Mutation } from "./mutation.ts";
+import { type Mutation, shortly } from "./mutation.ts";
 import type { Random } from "./random.ts";
 
 /** Mutations of a whole body: size, nesting, encoding, media type, and not-JSON at all. */
@@ -189,11 +189,12 @@ const mediaType: Mutation = {
   apply(draft, _world, random) {
     const type = random.pick(CONTENT_TYPES);
     draft.contentType = type;
-    draft.mutation = `body:content-type:${JSON.stringify(type)} on a ${draft.body?.kind ?? "no"} body`;
+    draft.mutation = `body:content-type:${shortly(type)} on a ${draft.body?.kind ?? "no"} body`;
     if (draft.body === null) draft.body = { kind: "json", value: jsonValueOf(draft) };
     const essence = type?.split(";")[0]?.trim().toLowerCase();
+    // What an earlier mutation left may be JSON text of its own; only the form is not JSON.
     const fits =
-      (essence === "application/json" && draft.body.kind === "json") ||
+      (essence === "application/json" && draft.body.kind !== "multipart") ||
       (essence === "multipart/form-data" && draft.body.kind === "multipart");
     if (!fits) draft.mustRefuse = "the Content-Type does not describe the body";
     if (/charset=(latin1|utf-16)/.test(type ?? "")) draft.mustRefuse = "a charset other than UTF-8";

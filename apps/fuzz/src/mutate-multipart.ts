@@ -5,7 +5,10 @@ import { solidPng } from "./png.ts";
 import type { Random } from "./random.ts";
 import { areaOf } from "./world.ts";
 
-/** Mutations of multipart forms (image edits, video create): parts, files and bombs. */
+/**
+ * Mutations of multipart forms (image edits, video create): parts, files and bombs. Only
+ * three operations take forms, so these weigh more than the others where they apply.
+ */
 
 type Form = Extract<DraftBody, { kind: "multipart" }>;
 
@@ -32,7 +35,7 @@ function finish(draft: Draft, what: string, mustRefuse: string | null) {
 
 const manyParts: Mutation = {
   name: "multipart:many-parts",
-  weight: 8,
+  weight: 20,
   applies: takesForm,
   apply(draft, _world, random) {
     const form = formOf(draft, random);
@@ -45,7 +48,7 @@ const manyParts: Mutation = {
 
 const badParts: Mutation = {
   name: "multipart:bad-part",
-  weight: 12,
+  weight: 30,
   applies: takesForm,
   apply(draft, _world, random) {
     const form = formOf(draft, random);
@@ -153,7 +156,7 @@ const BOMB_SIZES: [number, number][] = [
 
 const bombs: Mutation = {
   name: "multipart:bomb",
-  weight: 12,
+  weight: 30,
   applies: isEdit,
   apply(draft, _world, random) {
     const form = formOf(draft, random);
@@ -199,7 +202,7 @@ const BAD_FILES: [string, (random: Random) => Uint8Array, boolean][] = [
 
 const badFiles: Mutation = {
   name: "multipart:bad-file",
-  weight: 10,
+  weight: 25,
   applies: isEdit,
   apply(draft, _world, random) {
     const form = formOf(draft, random);

@@ -6,7 +6,9 @@ import { areaOf, ownerOf, tasksOf, type World } from "./world.ts";
 
 /** Mutations of path and query parameters: others' ids, wrong kinds, edges, encodings. */
 
-const pathParamsOf = (draft: Draft) => draft.op.params.filter((param) => param.in === "path");
+/** The path's parameters, unless a routing mutation already wrote the path out whole. */
+const pathParamsOf = (draft: Draft) =>
+  draft.rawPath === undefined ? draft.op.params.filter((param) => param.in === "path") : [];
 const isTaskParam = (draft: Draft, name: string) =>
   (name === "task_id" || name === "id") && !draft.op.path.startsWith("/admin/");
 

@@ -34,7 +34,7 @@ const mangledPath: Mutation = {
       ["double slash", `/${path}`],
       ["inner double slash", path.replace("/", "//").replace(/^\/\/\//, "//")],
       ["upper case", path.toUpperCase()],
-      ["encoded slashes", path.replaceAll("/", "%2F")],
+      ["encoded slashes", `/${path.slice(1).replaceAll("/", "%2F")}`],
       ["dot segment to admin", `${path}/%2e%2e/%2e%2e/admin/users`],
       ["encoded admin", "/%61dmin/users"],
       ["semicolon", `${path};jsessionid=1`],
