@@ -1,4 +1,5 @@
 import { countOpenHolds, createLedger, rollSpendDays } from "@gw/ledger";
+import { textProvidersFromEnv } from "@gw/providers";
 import { createSafeFetcher, urlPolicyFromEnv } from "@gw/safe-fetch";
 import { type Storage, storageFromEnv } from "@gw/storage";
 import { checkBackends, type RedisClient, type Sql } from "@gw/store";
@@ -58,7 +59,7 @@ export async function startWorker(deps: WorkerDeps) {
   const router = createRouter(catalog, providers, config.env.PROVIDER_ROUTES, {
     production: config.env.NODE_ENV === "production",
     // Routes may name text providers too (the api runs text calls); they are not the worker's.
-    otherProviders: [...audioProviders.keys(), ...textProviderNames(config.env)],
+    otherProviders: [...audioProviders.keys(), ...textProvidersFromEnv(config.env).keys()],
   });
   const storage = deps.storage ?? storageFromEnv(config.env, config.dataDir);
   const policy = urlPolicyFromEnv(config.env);
@@ -191,14 +192,6 @@ export async function startWorker(deps: WorkerDeps) {
  * settles the dead api's Redis reservation.
  */
 const OWED_CHARGE_AFTER_MS = 20_000;
-
-/** The text providers the environment configures (their calls run in the api). */
-function textProviderNames(env: Record<string, string | undefined>): string[] {
-  return [
-    ["anthropic", env.UPSTREAM_ANTHROPIC_BASE_URL],
-    ["gemini", env.UPSTREAM_GEMINI_BASE_URL],
-  ].flatMap(([name, url]) => (url ? [name!] : []));
-}
 
 /** Sends due webhook deliveries every WEBHOOK_POLL_MS, one pass at a time. */
 function startWebhookDelivery(

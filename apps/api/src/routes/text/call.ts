@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Principal } from "@gw/accounts";
 import type { ChargeDetails } from "@gw/ledger";
 import type { TextAnswer } from "@gw/providers";
-import { textPriceQuota } from "@gw/tariffs";
+import { quotaToUsd, textPriceQuota } from "@gw/tariffs";
 import {
   type Conversation,
   countableRequest,
@@ -88,7 +88,7 @@ export async function runTextCall(
       "invalid_request",
       `The output cap ${cap} is above what ${model.model.id} can produce (${model.maxOutput} tokens)`,
     );
-  const upstreamBody = upstreamBodyOf(request, conversation, model, cap);
+  const upstreamBody = upstreamBodyOf(request, model, cap);
   const media = hasMedia(conversation);
   const local = countRequestTokens(model.profile, countableRequest(conversation) as never);
   const estimate = textPriceQuota(
@@ -141,7 +141,7 @@ export async function runTextCall(
 }
 
 function fundsError(code: string, needed: bigint, available?: bigint): ApiError {
-  const usd = (quota: bigint) => (Number(quota) / 500_000).toFixed(6).replace(/0+$/, "");
+  const usd = (quota: bigint) => String(quotaToUsd(quota));
   if (code === "insufficient_funds" || code === "key_budget_exceeded")
     return new ApiError(
       code,
@@ -151,12 +151,7 @@ function fundsError(code: string, needed: bigint, available?: bigint): ApiError 
 }
 
 /** The request as the upstream takes it: the client's own body, or its translation. */
-function upstreamBodyOf(
-  request: TextRequest,
-  conversation: Conversation,
-  model: TextModel,
-  cap: number,
-): Json {
+function upstreamBodyOf(request: TextRequest, model: TextModel, cap: number): Json {
   const { clientFormat, body } = request;
   if (model.upstreamFormat === clientFormat) return withUpstreamUsage(clientFormat, body as never);
   const translated = translateRequest(clientFormat, model.upstreamFormat, body as never, {
@@ -168,7 +163,6 @@ function upstreamBodyOf(
       translated.code === "untranslatable" ? "untranslatable" : "invalid_request",
       translated.message,
     );
-  void conversation;
   return withUpstreamUsage(model.upstreamFormat, translated.value as never);
 }
 
