@@ -6,7 +6,7 @@ export interface DrainState {
   pendingHolds: number;
   /** Wallets in Redis still holding funds or open holds. */
   redisHolding: number;
-  /** Wallets whose figures differ from Postgres (reconciliation does not mend these). */
+  /** Wallets whose figures differ from Postgres (the reconciler reloads one behind it). */
   redisMismatches: number;
   owedCharges: number;
   /** Jobs in the streams not yet acknowledged by a worker. */
@@ -52,14 +52,16 @@ const quiet = (s: DrainState) =>
   s.activeTasks === 0 &&
   s.pendingHolds === 0 &&
   s.redisHolding === 0 &&
+  s.redisMismatches === 0 &&
   s.owedCharges === 0 &&
   s.pendingJobs === 0;
 
 /**
  * Waits until the deployment is at rest: no task queued or running, no hold pending, no
  * job unacknowledged, no text charge owed, and nothing held in Redis (the reconciler
- * drops what killed processes left, after its one-minute orphan window). Balances that
- * differ are not waited for: nothing mends them, and the check reports them.
+ * drops what killed processes left, after its one-minute orphan window), and every Redis
+ * wallet in step with Postgres (a wallet that lost a change's update, its process
+ * killed between the commit and Redis, is reloaded by the reconciler's second pass).
  * Quiet must hold on two looks `settleMs` apart; gives up after `timeoutMs`.
  */
 export async function drain(options: {

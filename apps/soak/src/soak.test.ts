@@ -45,11 +45,7 @@ describe(`short soak, seed ${seed}`, () => {
     expect(broken((name) => !isRedis(name))).toEqual([]);
   });
 
-  // Known open (soak report, issue 16): a flush between a hold's admission and its post
-  // leaves the rebuilt wallet off by that charge when the hold never was pending in
-  // Postgres (text calls, audio reserves), and a wallet load racing a credit or refund
-  // can miss it. Run with `bun test --todo` to see it; turn this into `test` once fixed.
-  test.todo("Redis wallets equal Postgres after reconciliation", () => {
+  test("Redis wallets equal Postgres after reconciliation", () => {
     expect(broken(isRedis)).toEqual([]);
   });
 });

@@ -20,10 +20,11 @@ export async function runMaintenance(options: MaintenanceOptions): Promise<Recon
   const report = await options.ledger.reconcile();
   const extra = options.extra ? await options.extra() : null;
   if (extra) (options.log ?? console.log)(`[worker] ${extra}`);
-  const changed = report.expiredVoided + report.releasedInRedis + report.orphansDropped;
+  const changed =
+    report.expiredVoided + report.releasedInRedis + report.orphansDropped + report.walletsReloaded;
   if (changed > 0) {
     (options.log ?? console.log)(
-      `[worker] reconciled: ${report.expiredVoided} expired holds voided, ${report.releasedInRedis} settled holds released in Redis, ${report.orphansDropped} orphan reservations dropped`,
+      `[worker] reconciled: ${report.expiredVoided} expired holds voided, ${report.releasedInRedis} settled holds released in Redis, ${report.orphansDropped} orphan reservations dropped, ${report.walletsReloaded} wallets behind Postgres reloaded`,
     );
   }
   return report;

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { runLua, type Sql } from "@gw/store";
+import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { scripts, walletKeys } from "./scripts.ts";
 import type { Staged } from "./settle.ts";
+import { applyChange } from "./wallet-change.ts";
 
 export interface CreditInput {
   userId: bigint;
@@ -48,13 +48,21 @@ export async function creditWithin(
     insert into ledger_entries (user_id, kind, delta_quota, business_key, note)
     values (${input.userId}, 'credit', ${input.amountQuota}, ${businessKey}, ${input.note ?? null})
     returning id`;
-  await tx`update users set balance_quota = balance_quota + ${input.amountQuota}
-           where id = ${input.userId}`;
+  const [account] = await tx<{ wallet_version: bigint }[]>`
+    update users set balance_quota = balance_quota + ${input.amountQuota},
+                     wallet_version = wallet_version + 1
+    where id = ${input.userId}
+    returning wallet_version`;
   return {
     result: { ok: true, existed: false, entryId: entry!.id },
     afterCommit: async () => {
-      const [wallet] = walletKeys(ctx.prefix, input.userId);
-      await runLua(ctx.redis, scripts.adjustWallet, [wallet], ["credit", input.amountQuota]);
+      await applyChange(ctx, {
+        userId: input.userId,
+        version: account!.wallet_version,
+        close: [],
+        balanceDelta: input.amountQuota,
+        keyDeltas: new Map(),
+      });
     },
   };
 }

@@ -1,9 +1,10 @@
 import { runLua, type Sql } from "@gw/store";
 import { type LedgerContext, MAX_HOLD_TTL_MS } from "./context.ts";
-import { scripts, walletKeys } from "./scripts.ts";
+import { appliedKey, scripts, walletKeys } from "./scripts.ts";
 import { voidHold } from "./settle.ts";
 import type { HoldInput, HoldRecord, HoldResult, HoldState, LedgerError } from "./types.ts";
 import { loadWallet, syncKeyBudget } from "./wallet.ts";
+import { closeHolds } from "./wallet-change.ts";
 
 export interface HoldRow {
   id: string;
@@ -12,6 +13,8 @@ export interface HoldRow {
   amount_quota: bigint;
   state: HoldState;
   posted_quota: bigint | null;
+  /** The owner's wallet version the post set (null while pending, voided, or from before). */
+  resolved_version: bigint | null;
   expires_at: Date;
 }
 
@@ -39,6 +42,7 @@ const RELOADS = 8;
 
 const CONFIRMED = 1;
 const CONFIRMED_AFTER_REBUILD = 2;
+const STATE_NEEDED = -5;
 
 /** Reserves funds in Redis, loading the wallet or key from Postgres when Redis lacks them. */
 async function admit(
@@ -113,12 +117,11 @@ export async function reserve(
     };
   if (code === ALREADY_OPEN) return { ok: false, code: "exists" };
   if (code !== ADMITTED) throw new Error(`admitHold answered unknown code ${code}`);
-  const keys = walletKeys(ctx.prefix, input.userId);
   const reservation: Reservation = {
     input,
     confirm: () => confirm(ctx, input, generation),
     release: async () => {
-      await runLua(ctx.redis, scripts.resolveHold, keys, [input.holdId, 0]);
+      await closeHolds(ctx, input.userId, [input.holdId]);
     },
   };
   return { ok: true, reservation };
@@ -135,14 +138,19 @@ async function confirm(
   input: HoldInput,
   generation: string,
 ): Promise<{ ok: true } | LedgerError> {
-  const keys = walletKeys(ctx.prefix, input.userId);
+  const keys = [...walletKeys(ctx.prefix, input.userId), appliedKey(ctx.prefix, input.userId)];
   const args = [input.holdId, input.amountQuota, input.keyId ?? 0n, Date.now(), generation];
+  let state: [string, bigint] = ["", 0n];
   for (let attempt = 0; attempt < RELOADS; attempt++) {
-    const [code, available] = (await runLua(ctx.redis, scripts.confirmHold, keys, args)) as [
-      number,
-      number,
-    ];
+    const [code, available] = (await runLua(ctx.redis, scripts.confirmHold, keys, [
+      ...args,
+      ...state,
+    ])) as [number, number];
     if (code === CONFIRMED || code === CONFIRMED_AFTER_REBUILD) return { ok: true };
+    if (code === STATE_NEEDED) {
+      state = await holdState(ctx, input.holdId);
+      continue;
+    }
     if (code === INSUFFICIENT_FUNDS)
       return { ok: false, code: "insufficient_funds", availableQuota: BigInt(available) };
     if (code === KEY_BUDGET_EXCEEDED)
@@ -155,6 +163,15 @@ async function confirm(
     if (!(await loadWallet(ctx, input.userId))) return { ok: false, code: "user_not_found" };
   }
   throw new Error(`hold ${input.holdId}: wallet of user ${input.userId} keeps missing in Redis`);
+}
+
+/** A hold's state in Postgres and the version of its post, for confirmHold-3.lua. */
+async function holdState(ctx: LedgerContext, holdId: string): Promise<[string, bigint]> {
+  const [row] = await ctx.sql<{ state: HoldState; resolved_version: bigint | null }[]>`
+    select state, resolved_version from holds where id = ${holdId}`;
+  // A hold with no row was never committed (a recheck of a rolled-back one): nothing to count.
+  if (!row) return ["voided", 0n];
+  return [row.state, row.resolved_version ?? 0n];
 }
 
 /**

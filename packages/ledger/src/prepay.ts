@@ -1,9 +1,9 @@
-import { runLua, type Sql } from "@gw/store";
+import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
 import { type Reservation, recordHold, reserve } from "./holds.ts";
-import { scripts, walletKeys } from "./scripts.ts";
 import { postWithin, type Staged } from "./settle.ts";
 import type { ChargeDetails, HoldInput, LedgerError } from "./types.ts";
+import { applyChange } from "./wallet-change.ts";
 
 /**
  * The second money mode, reserve -> charge -> refund (spec 2.6.2, audio): the reserve is
@@ -115,8 +115,9 @@ export async function refundWithin(
   }
   const refund = row.refunded_quota;
   const capped = actualQuota > row.posted_quota;
+  let version = 0n;
   if (refund > 0n) {
-    await tx`
+    const [account] = await tx<{ wallet_version: bigint }[]>`
       with entry as (
         insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
           request_id, model)
@@ -124,18 +125,27 @@ export async function refundWithin(
           coalesce(charge.request_id, ${row.id}), charge.model
         from (select 1) one
         left join ledger_entries charge on charge.business_key = ${`${row.id}:charge`}
-      ), account as (
-        update users set balance_quota = balance_quota + ${refund}, spent_quota = spent_quota - ${refund}
-        where id = ${row.user_id}
+      ), key as (
+        update api_keys set used_quota = used_quota - ${refund} where id = ${row.key_id}
       )
-      update api_keys set used_quota = used_quota - ${refund} where id = ${row.key_id}`;
+      update users set balance_quota = balance_quota + ${refund}, spent_quota = spent_quota - ${refund},
+                       wallet_version = wallet_version + 1
+      where id = ${row.user_id}
+      returning wallet_version`;
+    version = account!.wallet_version;
   }
   return {
     result: { ok: true, existed: false, refundedQuota: refund, capped },
     afterCommit: async () => {
       if (refund === 0n) return;
-      const [wallet] = walletKeys(ctx.prefix, row.user_id);
-      await runLua(ctx.redis, scripts.adjustWallet, [wallet], ["refund", refund, row.key_id ?? 0n]);
+      const keyDeltas = new Map<bigint, bigint>(row.key_id === null ? [] : [[row.key_id, -refund]]);
+      await applyChange(ctx, {
+        userId: row.user_id,
+        version,
+        close: [],
+        balanceDelta: refund,
+        keyDeltas,
+      });
     },
   };
 }

@@ -63,8 +63,10 @@ describe("rebuild and reconcile", () => {
     // A hold posted in Postgres whose Redis update never happened (the process died).
     await ledger.hold({ holdId: `e2-${userId}`, userId, keyId: null, amountQuota: 200n });
     const entry = await store.redis.hget(holds, `e2-${userId}`);
+    const version = await store.redis.hget(wallet, "ver");
     await ledger.post(`e2-${userId}`, 200n);
     await store.redis.hset(holds, `e2-${userId}`, entry!);
+    await store.redis.hset(wallet, "ver", version!);
     await store.redis.hincrby(wallet, "held", 200);
     await store.redis.hincrby(wallet, "balance", 200);
     // A reservation whose Postgres insert never happened, two minutes old.
@@ -73,7 +75,12 @@ describe("rebuild and reconcile", () => {
     await Bun.sleep(5);
 
     const report = await ledger.reconcile();
-    expect(report).toEqual({ expiredVoided: 1, releasedInRedis: 1, orphansDropped: 1 });
+    expect(report).toEqual({
+      expiredVoided: 1,
+      releasedInRedis: 1,
+      orphansDropped: 1,
+      walletsReloaded: 0,
+    });
     expect((await ledger.findHold(`e1-${userId}`))!.state).toBe("voided");
     // Posting removed 200 from a balance the injected crash had left 200 too high.
     expect(await ledger.readWallet(userId)).toEqual({
@@ -85,6 +92,56 @@ describe("rebuild and reconcile", () => {
       expiredVoided: 0,
       releasedInRedis: 0,
       orphansDropped: 0,
+      walletsReloaded: 0,
     });
+  });
+
+  test("a wallet that lost a change (its process died before Redis) is reloaded once it stays behind", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const [wallet] = walletKeys(store.prefix, userId);
+    await ledger.readWallet(userId);
+    // A credit committed in Postgres whose Redis update never ran.
+    await store.sql`update users set balance_quota = balance_quota + 500,
+                      wallet_version = wallet_version + 1 where id = ${userId}`;
+    await store.sql`insert into ledger_entries (user_id, kind, delta_quota, business_key)
+                    values (${userId}, 'credit', 500, ${`lost-${userId}`})`;
+    const now = Date.now();
+    const first = await ledger.reconcile(now);
+    expect(first.walletsReloaded).toBe(0); // behind once: its update may be on its way
+    expect((await ledger.reconcile(now + 4_000)).walletsReloaded).toBe(0);
+    expect((await ledger.readWallet(userId))?.balanceQuota).toBe(10_000n);
+    const second = await ledger.reconcile(now + 5_000);
+    expect(second.walletsReloaded).toBe(1);
+    expect(await store.redis.exists(wallet)).toBe(0);
+    expect((await ledger.readWallet(userId))?.balanceQuota).toBe(10_500n);
+    expect((await ledger.reconcile()).walletsReloaded).toBe(0);
+  });
+
+  test("changes arriving out of order are each taken once; a repeat changes nothing", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const keyId = await seedKey(store.sql, userId, 5_000n);
+    const holds = ["o1", "o2", "o3"].map((id) => ({
+      holdId: `${id}-${userId}`,
+      userId,
+      keyId,
+      amountQuota: 1_000n,
+    }));
+    for (const input of holds) expect((await ledger.hold(input)).ok).toBe(true);
+    // Three posts commit; their Redis updates then arrive last first, and the first twice.
+    const staged = [];
+    for (const input of holds)
+      staged.push(
+        await store.sql.begin((tx) => ledger.postWithin(tx as never, input.holdId, 400n)),
+      );
+    for (const stage of [...staged].reverse()) await stage.afterCommit();
+    await staged[0]!.afterCommit();
+    await ledger.post(holds[1]!.holdId, 400n); // a retried post: `existed`, repeated in Redis
+    expect(await ledger.readWallet(userId)).toEqual({
+      balanceQuota: 8_800n,
+      heldQuota: 0n,
+      availableQuota: 8_800n,
+    });
+    const [wallet] = walletKeys(store.prefix, userId);
+    expect(await store.redis.hget(wallet, `k:${keyId}:used`)).toBe("1200");
   });
 });

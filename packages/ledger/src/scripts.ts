@@ -6,10 +6,11 @@ const dir = join(import.meta.dir, "lua");
 /** The ledger's Lua scripts, read once at import. */
 export const scripts = {
   admitHold: loadLua(join(dir, "admitHold-2.lua")),
-  confirmHold: loadLua(join(dir, "confirmHold-2.lua")),
-  resolveHold: loadLua(join(dir, "resolveHold-2.lua")),
-  loadWallet: loadLua(join(dir, "loadWallet-3.lua")),
-  adjustWallet: loadLua(join(dir, "adjustWallet-1.lua")),
+  confirmHold: loadLua(join(dir, "confirmHold-3.lua")),
+  applyChange: loadLua(join(dir, "applyChange-4.lua")),
+  loadWallet: loadLua(join(dir, "loadWallet-4.lua")),
+  setKeyBudget: loadLua(join(dir, "setKeyBudget-2.lua")),
+  healWallet: loadLua(join(dir, "healWallet-3.lua")),
 };
 
 /**
@@ -21,7 +22,17 @@ export function walletKeys(prefix: string, userId: bigint): [wallet: string, hol
   return [`${tag}:wallet`, `${tag}:holds`];
 }
 
-/** The set of tokens of loads in progress; a flush empties it (see loadWallet-3.lua). */
+/** The set of tokens of loads in progress; a flush empties it (see loadWallet-4.lua). */
 export function loadingKey(prefix: string, userId: bigint): string {
   return `${prefix}:{u:${userId}}:loading`;
+}
+
+/** The versions above the loaded one that the wallet took (see applyChange-4.lua). */
+export function appliedKey(prefix: string, userId: bigint): string {
+  return `${prefix}:{u:${userId}}:applied`;
+}
+
+/** Every key of a wallet's state, in the order applyChange-4.lua takes them. */
+export function walletStateKeys(prefix: string, userId: bigint): string[] {
+  return [...walletKeys(prefix, userId), appliedKey(prefix, userId), loadingKey(prefix, userId)];
 }

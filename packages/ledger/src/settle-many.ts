@@ -1,8 +1,9 @@
 import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
 import type { HoldRow } from "./holds.ts";
-import { releaseInRedis, type Staged } from "./settle.ts";
+import { postedHold, type Staged } from "./settle.ts";
 import type { ChargeDetails, PostResult, VoidResult } from "./types.ts";
+import { applyPosts, closeHolds, type PostedHold } from "./wallet-change.ts";
 
 export interface PostItem {
   holdId: string;
@@ -19,18 +20,15 @@ async function statesOf(tx: Sql, ids: string[]) {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-const applyAll = (ctx: LedgerContext, released: { id: string; userId: bigint; posted: bigint }[]) =>
-  Promise.all(
-    released.map((hold) => releaseInRedis(ctx, { id: hold.id, userId: hold.userId }, hold.posted)),
-  ).then(() => {});
-
 /**
  * Posts many holds inside the caller's transaction with a constant number of statements:
  * the accounts are locked in id order, then one statement moves every pending hold (within
  * its amount) to `posted`, writes their charge entries (business key `<holdId>:charge`),
  * and updates each account's balance and spend once and each key's used budget once,
- * whatever the number of its holds in the batch. A hold that is not pending gets its own
- * answer (`existed`, `hold_voided`, `exceeds_hold`, `hold_not_found`) while the others land.
+ * whatever the number of its holds in the batch. Each account's wallet version moves once
+ * per batch and its posted holds keep it (`resolved_version`): Redis takes one change per
+ * account. A hold that is not pending gets its own answer (`existed`, `hold_voided`,
+ * `exceeds_hold`, `hold_not_found`) while the others land.
  */
 export async function postMany(
   ctx: LedgerContext,
@@ -45,7 +43,7 @@ export async function postMany(
   );
   await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for no key update`;
   const column = <T>(pick: (item: PostItem) => T) => items.map(pick);
-  const posted = await tx<(HoldRow & { entry_id: bigint })[]>`
+  const posted = await tx<(HoldRow & { entry_id: bigint; wallet_version: bigint })[]>`
     with v as (
       select * from unnest(
         ${column((item) => item.holdId)}::text[],
@@ -79,37 +77,47 @@ export async function postMany(
       returning id, hold_id
     ), account as (
       update users u set balance_quota = u.balance_quota - s.total,
-                         spent_quota = u.spent_quota + s.total
+                         spent_quota = u.spent_quota + s.total,
+                         wallet_version = u.wallet_version + 1
       from (select user_id, sum(posted_quota) as total from hold group by user_id) s
       where u.id = s.user_id
+      returning u.id, u.wallet_version
     ), key as (
       update api_keys k set used_quota = k.used_quota + s.total
       from (select key_id, sum(posted_quota) as total from hold
             where key_id is not null group by key_id) s
       where k.id = s.key_id
     )
-    select hold.*, entry.id as entry_id from hold join entry on entry.hold_id = hold.id`;
+    select hold.*, entry.id as entry_id, account.wallet_version
+    from hold join entry on entry.hold_id = hold.id join account on account.id = hold.user_id`;
+  if (posted.length > 0)
+    await tx`
+      update holds h set resolved_version = v.version
+      from unnest(${posted.map((row) => row.id)}::text[],
+                  ${posted.map((row) => row.wallet_version.toString())}::bigint[]) as v(id, version)
+      where h.id = v.id`;
   const byId = new Map(posted.map((row) => [row.id, row]));
   const others = await statesOf(
     tx,
     items.filter((item) => !byId.has(item.holdId)).map((item) => item.holdId),
   );
-  const released: { id: string; userId: bigint; posted: bigint }[] = [];
+  const released: PostedHold[] = [];
   const result = items.map((item): PostResult => {
     const row = byId.get(item.holdId);
     if (row) {
-      released.push({ id: row.id, userId: row.user_id, posted: item.amountQuota });
+      released.push({ ...postedHold(row), version: row.wallet_version });
       return { ok: true, existed: false, postedQuota: item.amountQuota, entryId: row.entry_id };
     }
     const hold = others.get(item.holdId);
     if (!hold) return { ok: false, code: "hold_not_found" };
     if (hold.state === "voided") return { ok: false, code: "hold_voided" };
     if (hold.state === "pending") return { ok: false, code: "exceeds_hold" };
-    // Posted before: repeated so a process that died between commit and Redis is mended.
-    released.push({ id: hold.id, userId: hold.user_id, posted: hold.posted_quota ?? 0n });
+    // Posted before: repeated (at its version) so a process that died between commit and
+    // Redis is mended; a wallet that took it does not take it again.
+    released.push(postedHold(hold));
     return { ok: true, existed: true, postedQuota: hold.posted_quota ?? 0n, entryId: null };
   });
-  return { result, afterCommit: () => applyAll(ctx, released) };
+  return { result, afterCommit: () => applyPosts(ctx, released) };
 }
 
 /** Voids many holds inside the caller's transaction, one statement; each gets its answer. */
@@ -131,13 +139,16 @@ export async function voidMany(
     tx,
     holdIds.filter((id) => !byId.has(id)),
   );
-  const released: { id: string; userId: bigint; posted: bigint }[] = [];
+  const released = new Map<bigint, string[]>();
   const result = holdIds.map((id): VoidResult => {
     const row = byId.get(id) ?? others.get(id);
     if (!row) return { ok: false, code: "hold_not_found" };
     if (row.state === "posted") return { ok: false, code: "hold_posted" };
-    released.push({ id: row.id, userId: row.user_id, posted: 0n });
+    released.set(row.user_id, [...(released.get(row.user_id) ?? []), row.id]);
     return { ok: true, existed: !byId.has(id) };
   });
-  return { result, afterCommit: () => applyAll(ctx, released) };
+  const afterCommit = async () => {
+    await Promise.all([...released].map(([userId, ids]) => closeHolds(ctx, userId, ids)));
+  };
+  return { result, afterCommit };
 }

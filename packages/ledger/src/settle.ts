@@ -1,8 +1,8 @@
-import { runLua, type Sql } from "@gw/store";
+import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { findHold, type HoldRow, toHoldRecord } from "./holds.ts";
-import { scripts, walletKeys } from "./scripts.ts";
-import type { ChargeDetails, HoldRecord, PostResult, VoidResult } from "./types.ts";
+import { findHold, type HoldRow } from "./holds.ts";
+import type { ChargeDetails, PostResult, VoidResult } from "./types.ts";
+import { applyPosts, closeHolds, type PostedHold } from "./wallet-change.ts";
 
 /**
  * Posts a hold: charges `amountQuota` (at most what was held) exactly once. One
@@ -18,7 +18,9 @@ export async function post(
   amountQuota: bigint,
   details: ChargeDetails = {},
 ): Promise<PostResult> {
-  const { result, afterCommit } = await postWithin(ctx, ctx.sql, holdId, amountQuota, details);
+  const { result, afterCommit } = await ctx.sql.begin((tx) =>
+    postWithin(ctx, tx as unknown as Sql, holdId, amountQuota, details),
+  );
   await afterCommit();
   return result;
 }
@@ -34,8 +36,10 @@ const nothing = async () => {};
 
 /**
  * `post` inside the caller's transaction (`tx`), so a task's completion and its charge
- * commit together. Redis learns of it through `afterCommit`; if the process dies
- * before that, the reconciler releases the reservation from what Postgres says.
+ * commit together. The post bumps the owner's wallet version and the hold keeps it
+ * (`resolved_version`): Redis learns of the charge through `afterCommit`, at that
+ * version, so a rebuilt wallet never takes it twice; if the process dies before that,
+ * the reconciler closes the reservation and mends the balance from what Postgres says.
  */
 export async function postWithin(
   ctx: LedgerContext,
@@ -45,7 +49,7 @@ export async function postWithin(
   details: ChargeDetails = {},
 ): Promise<Staged<PostResult>> {
   if (amountQuota < 0n) throw new RangeError("a posted amount cannot be negative");
-  const [posted] = await tx<(HoldRow & { entry_id: bigint })[]>`
+  const [posted] = await tx<(HoldRow & { entry_id: bigint; wallet_version: bigint })[]>`
     with hold as (
       update holds set state = 'posted', posted_quota = ${amountQuota}, resolved_at = now()
       where id = ${holdId} and state = 'pending' and amount_quota >= ${amountQuota}
@@ -62,17 +66,22 @@ export async function postWithin(
       returning id
     ), account as (
       update users set balance_quota = balance_quota - ${amountQuota},
-                       spent_quota = spent_quota + ${amountQuota}
+                       spent_quota = spent_quota + ${amountQuota},
+                       wallet_version = wallet_version + 1
       where id = (select user_id from hold)
+      returning wallet_version
     ), key as (
       update api_keys set used_quota = used_quota + ${amountQuota}
       where id = (select key_id from hold)
     )
-    select hold.*, entry.id as entry_id from hold, entry`;
+    select hold.*, entry.id as entry_id, account.wallet_version from hold, entry, account`;
   if (posted) {
+    const version = posted.wallet_version;
+    await tx`update holds set resolved_version = ${version} where id = ${holdId}`;
+    const change = { ...postedHold(posted), postedQuota: amountQuota, version };
     return {
       result: { ok: true, existed: false, postedQuota: amountQuota, entryId: posted.entry_id },
-      afterCommit: () => releaseInRedis(ctx, toHoldRecord(posted), amountQuota).then(nothing),
+      afterCommit: () => applyPosts(ctx, [change]),
     };
   }
   return explainUnposted({ ...ctx, sql: tx }, holdId, amountQuota);
@@ -88,11 +97,11 @@ async function explainUnposted(
     result: { ok: false as const, code },
     afterCommit: nothing,
   });
-  const hold = await findHold(ctx, holdId);
+  const [hold] = await ctx.sql<HoldRow[]>`select * from holds where id = ${holdId}`;
   if (!hold) return refused("hold_not_found");
   if (hold.state === "voided") return refused("hold_voided");
   if (hold.state === "pending") {
-    if (amountQuota > hold.amountQuota) return refused("exceeds_hold");
+    if (amountQuota > hold.amount_quota) return refused("exceeds_hold");
     // A pending hold within its amount always matches the update, which waits for any
     // concurrent writer of the row; reaching here means the database broke that rule.
     throw new Error(`post of hold ${holdId} matched no row although the hold is pending`);
@@ -100,9 +109,15 @@ async function explainUnposted(
   const [entry] = await ctx.sql<{ id: bigint }[]>`
     select id from ledger_entries where business_key = ${`${holdId}:charge`}`;
   return {
-    result: { ok: true, existed: true, postedQuota: hold.postedQuota!, entryId: entry?.id ?? null },
-    // Repeated so that a process that died between the commit and Redis is mended now.
-    afterCommit: () => releaseInRedis(ctx, hold, hold.postedQuota!).then(nothing),
+    result: {
+      ok: true,
+      existed: true,
+      postedQuota: hold.posted_quota!,
+      entryId: entry?.id ?? null,
+    },
+    // Repeated so that a process that died between the commit and Redis is mended now;
+    // at the post's version, so a wallet that took it does not take it again.
+    afterCommit: () => applyPosts(ctx, [postedHold(hold)]),
   };
 }
 
@@ -126,7 +141,7 @@ export async function voidWithin(
   if (voided) {
     return {
       result: { ok: true, existed: false },
-      afterCommit: () => releaseInRedis(ctx, toHoldRecord(voided), 0n).then(nothing),
+      afterCommit: () => closeHolds(ctx, voided.user_id, [voided.id]).then(nothing),
     };
   }
   const hold = await findHold({ ...ctx, sql: tx }, holdId);
@@ -135,19 +150,17 @@ export async function voidWithin(
     return { result: { ok: false, code: "hold_posted" }, afterCommit: nothing };
   return {
     result: { ok: true, existed: true },
-    afterCommit: () => releaseInRedis(ctx, hold, 0n).then(nothing),
+    afterCommit: () => closeHolds(ctx, hold.userId, [hold.id]).then(nothing),
   };
 }
 
-/**
- * Applies a committed post or void to Redis. Safe to repeat: an already released hold
- * changes nothing. Called again (by the reconciler) if this process dies in between.
- */
-export async function releaseInRedis(
-  ctx: LedgerContext,
-  hold: Pick<HoldRecord, "id" | "userId">,
-  postedQuota: bigint,
-): Promise<number> {
-  const keys = walletKeys(ctx.prefix, hold.userId);
-  return (await runLua(ctx.redis, scripts.resolveHold, keys, [hold.id, postedQuota])) as number;
+/** A posted hold's row as its wallet change. */
+export function postedHold(row: HoldRow): PostedHold {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    keyId: row.key_id,
+    postedQuota: row.posted_quota ?? 0n,
+    version: row.resolved_version,
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { runLua } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { loadingKey, scripts, walletKeys } from "./scripts.ts";
+import { appliedKey, loadingKey, scripts, walletKeys } from "./scripts.ts";
 import type { WalletView } from "./types.ts";
 
 interface KeyRow {
@@ -17,17 +17,22 @@ interface HoldRow {
   created_ms: bigint;
 }
 
-/** Loads of one wallet retried because Redis was flushed while reading Postgres. */
-const LOAD_ATTEMPTS = 8;
+/**
+ * Loads of one wallet retried because Redis was flushed, or a change committed, while
+ * it read Postgres; after the first retries each waits a little, so a busy account's
+ * stream of changes cannot starve its load.
+ */
+const LOAD_ATTEMPTS = 16;
 /** A loader that died leaves its token behind this long at most. */
 const TOKEN_TTL_MS = 60_000;
 
 /**
  * Loads a wallet into Redis from Postgres, the truth: balance, every key's budget and
- * every open hold. Reads happen in one repeatable-read snapshot so the figures agree.
+ * every open hold. Reads happen in one repeatable-read snapshot so the figures agree,
+ * with the owner's wallet version: the wallet then takes only changes above it.
  * The loader registers a token in Redis before it reads: a flush in between deletes
- * it, and the stale snapshot is then read again instead of written. Returns false when
- * the owner does not exist.
+ * it, as does a committed change that found no wallet, and the stale snapshot is then
+ * read again instead of written. Returns false when the owner does not exist.
  */
 export function loadWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
   // Requests that find the wallet missing at once (after a flush, hundreds may) share
@@ -45,6 +50,7 @@ const inFlight = new Map<string, Promise<boolean>>();
 async function loadOnce(ctx: LedgerContext, userId: bigint): Promise<boolean> {
   const loading = loadingKey(ctx.prefix, userId);
   for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
+    if (attempt >= 2) await Bun.sleep(Math.random() * 5 * attempt);
     const token = randomUUID();
     await ctx.redis.multi().sadd(loading, token).pexpire(loading, TOKEN_TTL_MS).exec();
     const snapshot = await readSnapshot(ctx, userId);
@@ -52,21 +58,28 @@ async function loadOnce(ctx: LedgerContext, userId: bigint): Promise<boolean> {
       await ctx.redis.srem(loading, token);
       return false;
     }
-    const args: (string | bigint)[] = [token, snapshot.balance, String(snapshot.keys.length)];
+    const args: (string | bigint)[] = [
+      token,
+      snapshot.version,
+      snapshot.balance,
+      String(snapshot.keys.length),
+    ];
     for (const key of snapshot.keys) args.push(key.id, key.quota_limit ?? -1n, key.used_quota);
     for (const hold of snapshot.holds) {
       args.push(hold.id, hold.amount_quota, hold.key_id ?? 0n, hold.created_ms);
     }
-    const keys = [...walletKeys(ctx.prefix, userId), loading];
+    const keys = [...walletKeys(ctx.prefix, userId), loading, appliedKey(ctx.prefix, userId)];
     if ((await runLua(ctx.redis, scripts.loadWallet, keys, args)) !== -1) return true;
   }
-  throw new Error(`wallet of user ${userId}: Redis was flushed during every load`);
+  throw new Error(
+    `wallet of user ${userId}: Redis was flushed or the wallet changed during every load`,
+  );
 }
 
 async function readSnapshot(ctx: LedgerContext, userId: bigint) {
   return ctx.sql.begin("isolation level repeatable read read only", async (tx) => {
-    const [user] = await tx<{ balance_quota: bigint }[]>`
-      select balance_quota from users where id = ${userId}`;
+    const [user] = await tx<{ balance_quota: bigint; wallet_version: bigint }[]>`
+      select balance_quota, wallet_version from users where id = ${userId}`;
     if (!user) return null;
     const keys = await tx<KeyRow[]>`
       select id, quota_limit, used_quota from api_keys where user_id = ${userId}`;
@@ -74,13 +87,13 @@ async function readSnapshot(ctx: LedgerContext, userId: bigint) {
       select id, key_id, amount_quota,
              (extract(epoch from created_at) * 1000)::bigint as created_ms
       from holds where user_id = ${userId} and state = 'pending'`;
-    return { balance: user.balance_quota, keys, holds };
+    return { version: user.wallet_version, balance: user.balance_quota, keys, holds };
   });
 }
 
 /** Drops a wallet's Redis state and loads it again from Postgres. */
 export async function resyncWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
-  await ctx.redis.del(...walletKeys(ctx.prefix, userId));
+  await ctx.redis.del(...walletKeys(ctx.prefix, userId), appliedKey(ctx.prefix, userId));
   return loadWallet(ctx, userId);
 }
 
@@ -99,9 +112,9 @@ export async function syncKeyBudget(
   const [wallet] = walletKeys(ctx.prefix, userId);
   await runLua(
     ctx.redis,
-    scripts.adjustWallet,
-    [wallet],
-    ["budget", key.id, key.quota_limit ?? -1n, key.used_quota],
+    scripts.setKeyBudget,
+    [wallet, loadingKey(ctx.prefix, userId)],
+    [key.id, key.quota_limit ?? -1n, key.used_quota],
   );
   return true;
 }

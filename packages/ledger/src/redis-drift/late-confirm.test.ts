@@ -1,5 +1,5 @@
 // Soak violation 4c (issue 16): an image hold whose task settled before the api confirmed it (after
-// a flush) is counted again by the late confirm and released again by the reconciler. Fails today.
+// a flush) is counted again by the late confirm and released again by the reconciler.
 import { expect, test } from "bun:test";
 import { deleteKeys } from "@gw/store";
 import { createTestStore } from "@gw/store/testing";
@@ -10,8 +10,7 @@ const store = await createTestStore();
 const { sql } = store;
 const ledger = createLedger({ sql, redis: store.redis, prefix: store.prefix });
 
-// Open (issue 16): fails today; `bun test --todo` runs it. Make it a `test` once wallets are versioned.
-test.todo("an image hold confirmed late (after its task was posted), then reconciled", async () => {
+test("an image hold confirmed late (after its task was posted), then reconciled", async () => {
   const userId = await seedUser(sql, 10_000n);
   const keyId = await seedKey(sql, userId, null);
   const input = { holdId: "img_x", userId, keyId, amountQuota: 1_000n };
@@ -24,6 +23,5 @@ test.todo("an image hold confirmed late (after its task was posted), then reconc
   await ledger.reconcile(); // the reconciler's pass
   const { balance } = await ledgerSum(sql, userId);
   const wallet = await ledger.readWallet(userId);
-  console.log({ balance, wallet });
   expect(wallet?.balanceQuota).toBe(balance);
 });

@@ -1,5 +1,5 @@
 // Soak violation 4a (issue 16): a text hold admitted before a Redis flush and posted (written with
-// its charge) after the wallet was rebuilt leaves the charge out of Redis. Fails today.
+// its charge) after the wallet was rebuilt leaves the charge out of Redis.
 import { expect, test } from "bun:test";
 import { deleteKeys } from "@gw/store";
 import { createTestStore } from "@gw/store/testing";
@@ -10,8 +10,7 @@ const store = await createTestStore();
 const { sql } = store;
 const ledger = createLedger({ sql, redis: store.redis, prefix: store.prefix });
 
-// Open (issue 16): fails today; `bun test --todo` runs it. Make it a `test` once wallets are versioned.
-test.todo("flush between a text hold's admission and its post (hold written with its charge)", async () => {
+test("flush between a text hold's admission and its post (hold written with its charge)", async () => {
   const userId = await seedUser(sql, 10_000n);
   const keyId = await seedKey(sql, userId, null);
   const input = { holdId: "txt_x", userId, keyId, amountQuota: 500n };
@@ -26,6 +25,5 @@ test.todo("flush between a text hold's admission and its post (hold written with
   await staged.afterCommit();
   const { balance } = await ledgerSum(sql, userId);
   const wallet = await ledger.readWallet(userId);
-  console.log({ balance, wallet });
   expect(wallet?.balanceQuota).toBe(balance);
 });

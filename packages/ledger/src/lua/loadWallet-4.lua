@@ -4,15 +4,20 @@
   new generation: a hold admitted under another generation is checked again when it is
   confirmed (confirmHold), because this load may have missed it or counted it unchecked.
 
-  A load is written only if no flush happened since the loader registered its token
-  (before it read Postgres): a flush deletes the token, and a snapshot read before a
-  flush could miss holds already confirmed against the wallet that flush deleted.
+  A load is written only if its token is still there: it was registered before the
+  loader read Postgres, and a flush deletes it, as does any committed change that found
+  no wallet to update (applyChange): a snapshot read before either could miss holds
+  confirmed against the deleted wallet, or that change.
 
-  KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of loading tokens
-  (same hash tag {u:<id>})
+  The snapshot's version (users.wallet_version) is kept as `ver`: applyChange takes the
+  changes above it only.
+
+  KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of loading tokens,
+  KEYS[4] set of applied versions (same hash tag {u:<id>})
   ARGV[1] the loader's token, also the new generation
-  ARGV[2] balance (quota)
-  ARGV[3] number of keys n, then n triples: key id, limit (-1 = no budget), used
+  ARGV[2] the snapshot's wallet version
+  ARGV[3] balance (quota)
+  ARGV[4] number of keys n, then n triples: key id, limit (-1 = no budget), used
   then the open holds as quadruples: hold id, amount, key id ("0" for none), created ms
 
   Returns
@@ -28,10 +33,10 @@ end
 if redis.call("EXISTS", wallet) == 1 then
   return 0
 end
-redis.call("DEL", holds)
-local keyCount = tonumber(ARGV[3])
-local fields = { "gen", ARGV[1], "balance", ARGV[2], "held", "0" }
-local i = 4
+redis.call("DEL", holds, KEYS[4])
+local keyCount = tonumber(ARGV[4])
+local fields = { "gen", ARGV[1], "ver", ARGV[2], "balance", ARGV[3], "held", "0" }
+local i = 5
 for _ = 1, keyCount do
   local keyId = ARGV[i]
   table.insert(fields, "k:" .. keyId .. ":limit")
