@@ -17,6 +17,7 @@ import type { KindRunner } from "./kind.ts";
 import { Lanes } from "./lanes.ts";
 import { createSettler, type Settler } from "./settle.ts";
 import { createSubmitter } from "./submit.ts";
+import { requeueStranded } from "./sweep.ts";
 
 const store = await createTestStore({ poolMax: 20 });
 const { sql, redis, prefix } = store;
@@ -376,4 +377,74 @@ describe("batched settlement", () => {
       pending: 0n,
     });
   });
+});
+
+describe("a submission whose funds confirmation fails after the commit (soak, issue 16)", () => {
+  test("answers its task, leaves it to the sweep, and the sweep's run checks the hold and charges once", async () => {
+    const userId = await account(100_000n);
+    // The ledger as it is, except that confirming reservations fails as it does when Redis
+    // or Postgres drops the connection right after the commit.
+    const failing: typeof ledger = {
+      ...ledger,
+      reserve: async (input) => {
+        const reserved = await ledger.reserve(input);
+        if (!reserved.ok) return reserved;
+        const lost = Object.assign(new Error("write CONNECTION_CLOSED"), {
+          code: "CONNECTION_CLOSED",
+        });
+        return {
+          ok: true,
+          reservation: { ...reserved.reservation, confirm: () => Promise.reject(lost) },
+        };
+      },
+    };
+    const lines: string[] = [];
+    const submitter = createSubmitter({
+      sql,
+      redis,
+      ledger: failing,
+      storage,
+      prefix,
+      partitions: 1,
+      log: (line) => lines.push(line),
+    });
+    const row = await submitter.submit(call(userId, "confirmed late"));
+    expect(row.status).toBe("queued");
+    expect(lines.some((line) => line.includes(`confirming the funds of ${row.id} failed`))).toBe(
+      true,
+    );
+    expect(await findTask(sql, row.id)).toMatchObject({ status: "queued" });
+    const jobs = await redis.xrange(`${prefix}:{jobs:0}`, "-", "+");
+    expect(JSON.stringify(jobs).includes(row.id)).toBe(false); // not enqueued
+
+    const settler = createSettler({ storage, sql, redis, prefix, ledger, log });
+    const { consumer, outcomes } = startWorker(settler, echo, {
+      workerId: "w-late",
+      partitions: 1,
+      capacity: 8,
+      lanes: 4,
+    });
+    try {
+      await Bun.sleep(20);
+      expect(await requeueStranded(sql, redis, prefix, 1, 0)).toBeGreaterThanOrEqual(1);
+      const deadline = Date.now() + 10_000;
+      while (!outcomes.includes("completed") && Date.now() < deadline) await Bun.sleep(20);
+      expect(await findTask(sql, row.id)).toMatchObject({
+        status: "completed",
+        charged_quota: 1000n,
+      });
+      expect(await ledgerOf(userId)).toEqual({
+        balance: 99_000n,
+        sum: 99_000n,
+        charges: 1n,
+        pending: 0n,
+      });
+      expect(await ledger.readWallet(userId)).toMatchObject({
+        balanceQuota: 99_000n,
+        heldQuota: 0n,
+      });
+    } finally {
+      await consumer.stop();
+    }
+  }, 20_000);
 });

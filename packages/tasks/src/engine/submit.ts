@@ -1,6 +1,6 @@
 import type { HoldInput, Ledger, LedgerError, Reservation } from "@gw/ledger";
 import type { Storage } from "@gw/storage";
-import type { RedisClient, Sql } from "@gw/store";
+import { isConnectionError, type RedisClient, type Sql } from "@gw/store";
 import type { PriceSnapshot } from "@gw/tariffs";
 import { inTurn } from "../idempotency.ts";
 import { newTaskId, type TaskIdPrefix } from "../ids.ts";
@@ -8,6 +8,7 @@ import { enqueue } from "../queue.ts";
 import {
   failTask,
   findByIdempotencyKey,
+  findTask,
   insertTasks,
   type MoneyMode,
   type NewTask,
@@ -100,6 +101,9 @@ function refusal(refused: LedgerError, neededQuota: bigint): Error {
  * caller answers only after its own rows committed; a batch that fails is retried one
  * submission at a time, and a submission that fails releases its hold.
  */
+/** How long a submission whose commit lost its connection waits to learn whether it landed. */
+const COMMIT_CHECK_MS = 10_000;
+
 export function createSubmitter(deps: SubmitDeps) {
   const { sql, ledger } = deps;
 
@@ -160,6 +164,23 @@ export function createSubmitter(deps: SubmitDeps) {
     if (call.uploads?.length) await deps.storage.deletePrefix(uploadsPrefix(taskId));
   };
 
+  /**
+   * The task of a submission whose commit lost its connection: the row once Postgres
+   * answers (the commit happened), null when it answers without it (it did not), or
+   * undefined when it stays unreachable for COMMIT_CHECK_MS.
+   */
+  const findCommitted = async (id: string): Promise<TaskRow | null | undefined> => {
+    const until = Date.now() + COMMIT_CHECK_MS;
+    for (;;) {
+      try {
+        return await findTask(sql, id);
+      } catch (error) {
+        if (!isConnectionError(error) || Date.now() > until) return undefined;
+        await Bun.sleep(250);
+      }
+    }
+  };
+
   const create = async (call: PaidCall): Promise<TaskRow> => {
     const id = newTaskId(call.idPrefix);
     const hold: HoldInput = {
@@ -218,11 +239,27 @@ export function createSubmitter(deps: SubmitDeps) {
         },
       });
     } catch (error) {
-      await release();
-      await dropUploads(call, id);
-      throw error;
+      // A connection lost during a commit leaves it unknown (and a batch's retry one by
+      // one then meets its own rows): the task may be there, and then it stands.
+      const committed = await findCommitted(id);
+      if (committed === undefined) throw error; // still unknown: keep the reservation
+      if (!committed) {
+        await release();
+        await dropUploads(call, id);
+        throw error;
+      }
+      row = committed;
     }
-    const confirmed = await confirm();
+    let confirmed: { ok: true } | LedgerError;
+    try {
+      confirmed = await confirm();
+    } catch (error) {
+      // The task is committed and its funds are not confirmed (Redis or Postgres failed
+      // meanwhile). It is not enqueued: the sweep finds it, and the worker checks its hold
+      // against the wallet before its first run, as for an api that died here.
+      deps.log?.(`[tasks] confirming the funds of ${id} failed: ${(error as Error).message}`);
+      return row;
+    }
     if (!confirmed.ok) {
       await refuseLate(id, money, confirmed);
       await dropUploads(call, id);
