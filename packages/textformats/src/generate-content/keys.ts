@@ -1,7 +1,10 @@
 import { isRecord, type Json, list, record } from "../read.ts";
 
+/** snake_case words become lowerCamel; any other key (`__proto__`, `_x`) stays as sent. */
 const camel = (key: string) =>
-  key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  /^[a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)+$/.test(key)
+    ? key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
+    : key;
 
 /**
  * One object's own keys in lowerCamel form. Google's JSON mapping accepts snake_case too
@@ -10,7 +13,14 @@ const camel = (key: string) =>
  */
 export function camelKeys(value: unknown): Json {
   const out: Json = {};
-  for (const [key, entry] of Object.entries(record(value))) out[camel(key)] = entry;
+  // Defined, not assigned: an own "__proto__" key stays a key instead of a prototype.
+  for (const [key, entry] of Object.entries(record(value)))
+    Object.defineProperty(out, camel(key), {
+      value: entry,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
