@@ -58,10 +58,15 @@ export async function creditWithin(
     afterCommit: async () => {
       await applyChange(ctx, {
         userId: input.userId,
-        version: account!.wallet_version,
         close: [],
-        balanceDelta: input.amountQuota,
-        keyDeltas: new Map(),
+        moves: [
+          {
+            version: account!.wallet_version,
+            balanceDelta: input.amountQuota,
+            keyId: null,
+            keyDelta: 0n,
+          },
+        ],
       });
     },
   };

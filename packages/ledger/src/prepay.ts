@@ -138,13 +138,10 @@ export async function refundWithin(
     result: { ok: true, existed: false, refundedQuota: refund, capped },
     afterCommit: async () => {
       if (refund === 0n) return;
-      const keyDeltas = new Map<bigint, bigint>(row.key_id === null ? [] : [[row.key_id, -refund]]);
       await applyChange(ctx, {
         userId: row.user_id,
-        version,
         close: [],
-        balanceDelta: refund,
-        keyDeltas,
+        moves: [{ version, balanceDelta: refund, keyId: row.key_id, keyDelta: -refund }],
       });
     },
   };

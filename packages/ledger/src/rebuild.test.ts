@@ -144,4 +144,41 @@ describe("rebuild and reconcile", () => {
     const [wallet] = walletKeys(store.prefix, userId);
     expect(await store.redis.hget(wallet, `k:${keyId}:used`)).toBe("1200");
   });
+
+  test("a batch's posts whose Redis update was lost are mended one hold at a time, each charged", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const keyId = await seedKey(store.sql, userId, null);
+    const inputs = ["b1", "b2", "b3"].map((id) => ({
+      holdId: `${id}-${userId}`,
+      userId,
+      keyId,
+      amountQuota: 1_000n,
+    }));
+    for (const input of inputs) expect((await ledger.hold(input)).ok).toBe(true);
+    // One batch posts all three; its process dies before Redis hears of it.
+    await store.sql.begin((tx) =>
+      ledger.postMany(
+        tx as never,
+        inputs.map((input, at) => ({
+          holdId: input.holdId,
+          userId,
+          amountQuota: 100n * BigInt(at + 1),
+        })),
+      ),
+    );
+    // A retry of the second alone repeats its post in Redis; the reconciler mends the rest.
+    const again = await store.sql.begin((tx) =>
+      ledger.postMany(tx as never, [{ holdId: inputs[1]!.holdId, userId, amountQuota: 200n }]),
+    );
+    expect(again.result[0]).toMatchObject({ ok: true, existed: true });
+    await again.afterCommit();
+    await ledger.reconcile();
+    expect(await ledger.readWallet(userId)).toEqual({
+      balanceQuota: 9_400n,
+      heldQuota: 0n,
+      availableQuota: 9_400n,
+    });
+    const [wallet] = walletKeys(store.prefix, userId);
+    expect(await store.redis.hget(wallet, `k:${keyId}:used`)).toBe("600");
+  });
 });

@@ -25,9 +25,9 @@ async function statesOf(tx: Sql, ids: string[]) {
  * the accounts are locked in id order, then one statement moves every pending hold (within
  * its amount) to `posted`, writes their charge entries (business key `<holdId>:charge`),
  * and updates each account's balance and spend once and each key's used budget once,
- * whatever the number of its holds in the batch. Each account's wallet version moves once
- * per batch and its posted holds keep it (`resolved_version`): Redis takes one change per
- * account. A hold that is not pending gets its own answer (`existed`, `hold_voided`,
+ * whatever the number of its holds in the batch. Each posted hold takes a wallet version
+ * of its own (`resolved_version`), so Redis takes each charge exactly once however its
+ * update comes (with the batch, again on a retry, from the reconciler). A hold that is not pending gets its own answer (`existed`, `hold_voided`,
  * `exceeds_hold`, `hold_not_found`) while the others land.
  */
 export async function postMany(
@@ -43,7 +43,7 @@ export async function postMany(
   );
   await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for no key update`;
   const column = <T>(pick: (item: PostItem) => T) => items.map(pick);
-  const posted = await tx<(HoldRow & { entry_id: bigint; wallet_version: bigint })[]>`
+  const posted = await tx<(HoldRow & { entry_id: bigint; hold_version: bigint })[]>`
     with v as (
       select * from unnest(
         ${column((item) => item.holdId)}::text[],
@@ -78,8 +78,9 @@ export async function postMany(
     ), account as (
       update users u set balance_quota = u.balance_quota - s.total,
                          spent_quota = u.spent_quota + s.total,
-                         wallet_version = u.wallet_version + 1
-      from (select user_id, sum(posted_quota) as total from hold group by user_id) s
+                         wallet_version = u.wallet_version + s.holds
+      from (select user_id, sum(posted_quota) as total, count(*) as holds
+            from hold group by user_id) s
       where u.id = s.user_id
       returning u.id, u.wallet_version
     ), key as (
@@ -88,13 +89,17 @@ export async function postMany(
             where key_id is not null group by key_id) s
       where k.id = s.key_id
     )
-    select hold.*, entry.id as entry_id, account.wallet_version
+    -- Each posted hold gets a version of its own (the account's last ones, in hold id
+    -- order), so a repeat of one hold's post is one whole change.
+    select hold.*, entry.id as entry_id,
+           account.wallet_version - count(*) over (partition by hold.user_id)
+             + row_number() over (partition by hold.user_id order by hold.id) as hold_version
     from hold join entry on entry.hold_id = hold.id join account on account.id = hold.user_id`;
   if (posted.length > 0)
     await tx`
       update holds h set resolved_version = v.version
       from unnest(${posted.map((row) => row.id)}::text[],
-                  ${posted.map((row) => row.wallet_version.toString())}::bigint[]) as v(id, version)
+                  ${posted.map((row) => row.hold_version.toString())}::bigint[]) as v(id, version)
       where h.id = v.id`;
   const byId = new Map(posted.map((row) => [row.id, row]));
   const others = await statesOf(
@@ -105,7 +110,7 @@ export async function postMany(
   const result = items.map((item): PostResult => {
     const row = byId.get(item.holdId);
     if (row) {
-      released.push({ ...postedHold(row), version: row.wallet_version });
+      released.push({ ...postedHold(row), version: row.hold_version });
       return { ok: true, existed: false, postedQuota: item.amountQuota, entryId: row.entry_id };
     }
     const hold = others.get(item.holdId);

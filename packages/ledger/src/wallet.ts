@@ -122,7 +122,7 @@ export async function syncKeyBudget(
 /** The wallet as Redis sees it, loading it first when needed. */
 export async function readWallet(ctx: LedgerContext, userId: bigint): Promise<WalletView | null> {
   const [wallet] = walletKeys(ctx.prefix, userId);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
     const [balance, held] = await ctx.redis.hmget(wallet, "balance", "held");
     if (balance != null && held != null) {
       const balanceQuota = BigInt(balance);

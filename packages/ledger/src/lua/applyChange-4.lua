@@ -11,13 +11,15 @@
 
   KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of applied versions above `ver`,
   KEYS[4] set of loading tokens (same hash tag {u:<id>})
-  ARGV[1] the change's version ("0": it moves no money, e.g. a void or a release)
-  ARGV[2] number of holds to close n, then n hold ids
-  then the balance delta (signed quota), then pairs: key id, used-budget delta (signed)
+  ARGV[1] number of holds to close n, then n hold ids
+  then the money moves, four values each: the version of the change that made it, the
+  balance delta (signed quota), the key id ("0": none) and its used-budget delta (signed).
+  Each version is one move: a post of several holds in one transaction gives each its
+  own version, so a repeat of one hold's post (a retry, the reconciler) is complete.
 
   Returns
-   1  applied
-   0  its money was already in the wallet; its holds are closed
+   1  at least one move applied
+   0  every move was already in the wallet; the holds are closed
   -1  the wallet is not loaded: loads in progress are told to read Postgres again, so
       none writes a snapshot taken before this commit
 ]]
@@ -33,8 +35,8 @@ local function negate(digits)
   return "-" .. digits
 end
 
-local closeCount = tonumber(ARGV[2])
-for i = 3, 2 + closeCount do
+local closeCount = tonumber(ARGV[1])
+for i = 2, 1 + closeCount do
   local entry = redis.call("HGET", holds, ARGV[i])
   if entry then
     -- Amounts stay strings of digits: a Lua number prints as 1e+15 when large.
@@ -47,26 +49,25 @@ for i = 3, 2 + closeCount do
   end
 end
 
-local version = tonumber(ARGV[1])
 local loaded = tonumber(redis.call("HGET", wallet, "ver") or "0")
-if version <= loaded or redis.call("SISMEMBER", applied, ARGV[1]) == 1 then
-  return 0
-end
-redis.call("SADD", applied, ARGV[1])
-local nextVersion = loaded + 1
-while redis.call("SREM", applied, string.format("%d", nextVersion)) == 1 do
-  nextVersion = nextVersion + 1
-end
-redis.call("HSET", wallet, "ver", string.format("%d", nextVersion - 1))
-
-local i = 3 + closeCount
-redis.call("HINCRBY", wallet, "balance", ARGV[i])
-i = i + 1
-while i < #ARGV do
-  local used = "k:" .. ARGV[i] .. ":used"
-  if redis.call("HEXISTS", wallet, used) == 1 then
-    redis.call("HINCRBY", wallet, used, ARGV[i + 1])
+local moved = 0
+for i = 2 + closeCount, #ARGV, 4 do
+  local version = ARGV[i]
+  if tonumber(version) > loaded and redis.call("SISMEMBER", applied, version) == 0 then
+    redis.call("SADD", applied, version)
+    redis.call("HINCRBY", wallet, "balance", ARGV[i + 1])
+    local used = "k:" .. ARGV[i + 2] .. ":used"
+    if ARGV[i + 2] ~= "0" and redis.call("HEXISTS", wallet, used) == 1 then
+      redis.call("HINCRBY", wallet, used, ARGV[i + 3])
+    end
+    moved = 1
   end
-  i = i + 2
 end
-return 1
+if moved == 1 then
+  local nextVersion = loaded + 1
+  while redis.call("SREM", applied, string.format("%d", nextVersion)) == 1 do
+    nextVersion = nextVersion + 1
+  end
+  redis.call("HSET", wallet, "ver", string.format("%d", nextVersion - 1))
+end
+return moved
