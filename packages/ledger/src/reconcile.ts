@@ -1,7 +1,7 @@
 import { runLua } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
 import type { HoldRow } from "./holds.ts";
-import { appliedKey, scripts, walletKeys } from "./scripts.ts";
+import { scripts, walletStateKeys } from "./scripts.ts";
 import { postedHold, voidHold } from "./settle.ts";
 import { applyPosts, closeHolds } from "./wallet-change.ts";
 
@@ -97,7 +97,7 @@ async function reconcileHolds(
   }
 }
 
-/** Wallets behind Postgres's version at one version for BEHIND_FOR_MS are dropped (healWallet-3.lua). */
+/** Wallets behind Postgres's version at one version for BEHIND_FOR_MS are dropped (healWallet-4.lua). */
 async function healWallets(
   ctx: LedgerContext,
   walletKeyNames: string[],
@@ -112,7 +112,7 @@ async function healWallets(
   const rows = await ctx.sql<{ id: bigint; wallet_version: bigint }[]>`
     select id, wallet_version from users where id = any(${owners.map(String)}::bigint[])`;
   for (const row of rows) {
-    const keys = [...walletKeys(ctx.prefix, row.id), appliedKey(ctx.prefix, row.id)];
+    const keys = walletStateKeys(ctx.prefix, row.id);
     const args = [row.wallet_version, nowMs, BEHIND_FOR_MS];
     const healed = await runLua(ctx.redis, scripts.healWallet, keys, args);
     if (healed === 2) report.walletsReloaded++;

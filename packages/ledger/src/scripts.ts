@@ -10,7 +10,7 @@ export const scripts = {
   applyChange: loadLua(join(dir, "applyChange-4.lua")),
   loadWallet: loadLua(join(dir, "loadWallet-4.lua")),
   setKeyBudget: loadLua(join(dir, "setKeyBudget-2.lua")),
-  healWallet: loadLua(join(dir, "healWallet-3.lua")),
+  healWallet: loadLua(join(dir, "healWallet-4.lua")),
 };
 
 /**

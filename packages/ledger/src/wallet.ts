@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { runLua } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { appliedKey, loadingKey, scripts, walletKeys } from "./scripts.ts";
+import { appliedKey, loadingKey, scripts, walletKeys, walletStateKeys } from "./scripts.ts";
 import type { WalletView } from "./types.ts";
 
 interface KeyRow {
@@ -91,9 +91,9 @@ async function readSnapshot(ctx: LedgerContext, userId: bigint) {
   });
 }
 
-/** Drops a wallet's Redis state and loads it again from Postgres. */
+/** Drops a wallet's Redis state (loads under way read again) and loads it from Postgres. */
 export async function resyncWallet(ctx: LedgerContext, userId: bigint): Promise<boolean> {
-  await ctx.redis.del(...walletKeys(ctx.prefix, userId), appliedKey(ctx.prefix, userId));
+  await ctx.redis.del(...walletStateKeys(ctx.prefix, userId));
   return loadWallet(ctx, userId);
 }
 

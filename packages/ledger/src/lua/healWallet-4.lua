@@ -6,8 +6,10 @@
   from Postgres. (A drop forgets reservations not yet in Postgres, as a flush does, so
   it waits well past the time an update takes.)
 
-  KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of applied versions
-  (same hash tag {u:<id>})
+  KEYS[1] wallet hash, KEYS[2] holds hash, KEYS[3] set of applied versions,
+  KEYS[4] set of loading tokens (same hash tag {u:<id>}): a load still under way read
+  Postgres before the drop, maybe before changes the dropped wallet had taken, so it
+  must read again
   ARGV[1] users.wallet_version in Postgres
   ARGV[2] now in milliseconds, ARGV[3] how long a wallet stays behind before it is dropped
 
@@ -27,7 +29,7 @@ if behind then
   local since, at = string.match(behind, "^(%d+)|(%d+)$")
   if since == loaded then
     if tonumber(ARGV[2]) - tonumber(at) >= tonumber(ARGV[3]) then
-      redis.call("DEL", wallet, KEYS[2], KEYS[3])
+      redis.call("DEL", wallet, KEYS[2], KEYS[3], KEYS[4])
       return 2
     end
     return 1
