@@ -204,9 +204,16 @@ export async function recordHold(ctx: LedgerContext, tx: Sql, input: HoldInput):
 /**
  * `recordHold` for many holds in one statement (a group commit's holds): all are written
  * or, if any id is known already, `HoldExists` is thrown and the caller's transaction
- * keeps none of them.
+ * keeps none of them. With `keepExisting`, a known id is left as it is instead: a caller
+ * settling its own holds again after a commit whose answer was lost (the connection
+ * dropped during COMMIT) finds them written, and then posts them as `existed`.
  */
-export async function recordHolds(ctx: LedgerContext, tx: Sql, inputs: HoldInput[]): Promise<void> {
+export async function recordHolds(
+  ctx: LedgerContext,
+  tx: Sql,
+  inputs: HoldInput[],
+  options: { keepExisting?: boolean } = {},
+): Promise<void> {
   if (inputs.length === 0) return;
   const ttl = (input: HoldInput) => Math.min(input.ttlMs ?? ctx.holdTtlMs, MAX_HOLD_TTL_MS);
   const rows = await tx<{ id: string }[]>`
@@ -221,7 +228,7 @@ export async function recordHolds(ctx: LedgerContext, tx: Sql, inputs: HoldInput
     ) as v(id, user_id, key_id, amount, ttl)
     on conflict (id) do nothing
     returning id`;
-  if (rows.length !== inputs.length) {
+  if (rows.length !== inputs.length && !options.keepExisting) {
     const written = new Set(rows.map((row) => row.id));
     const known = inputs.find((input) => !written.has(input.holdId));
     throw new HoldExists(`hold ${known?.holdId} exists already`);

@@ -36,8 +36,9 @@ export function createLedger(options: LedgerOptions) {
      */
     reserve: (input: HoldInput) => reserve(ctx, input),
     recordHold: (tx: Sql, input: HoldInput) => recordHold(ctx, tx, input),
-    /** `recordHold` for many holds in one statement; all or none. */
-    recordHolds: (tx: Sql, inputs: HoldInput[]) => recordHolds(ctx, tx, inputs),
+    /** `recordHold` for many holds in one statement; all or none (or known ones kept). */
+    recordHolds: (tx: Sql, inputs: HoldInput[], options?: { keepExisting?: boolean }) =>
+      recordHolds(ctx, tx, inputs, options),
     /** Checks a committed hold against the wallet as it is now; a refusal means void it. */
     recheck: (input: HoldInput) => recheck(ctx, input),
     post: (holdId: string, amountQuota: bigint, details?: ChargeDetails) =>

@@ -166,6 +166,28 @@ describe("recordHolds", () => {
       select count(*)::int as count from holds where id = ${fresh}`;
     expect(row!.count).toBe(0);
   });
+
+  test("a settlement run again after a commit whose answer was lost posts once, and Redis hears of it", async () => {
+    const userId = await seedUser(store.sql, 10_000n);
+    const input = { holdId: `rh-lost-${userId}`, userId, keyId: null, amountQuota: 500n };
+    const reserved = await ledger.reserve(input);
+    if (!reserved.ok) throw new Error("refused");
+    const settle = () =>
+      store.sql.begin(async (raw) => {
+        const sql = raw as unknown as Sql;
+        await ledger.recordHolds(sql, [input], { keepExisting: true });
+        return ledger.postMany(sql, [{ holdId: input.holdId, userId, amountQuota: 300n }]);
+      });
+    await settle(); // committed; its answer (and so its Redis update) lost
+    const again = await settle();
+    expect(again.result).toEqual([{ ok: true, existed: true, postedQuota: 300n, entryId: null }]);
+    await again.afterCommit();
+    expect(await ledger.readWallet(userId)).toEqual({
+      balanceQuota: 9_700n,
+      heldQuota: 0n,
+      availableQuota: 9_700n,
+    });
+  });
 });
 
 describe("a settlement batch and new holds of the same account", () => {

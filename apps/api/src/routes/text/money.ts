@@ -24,6 +24,26 @@ export type Admission = { ok: true; hold: TextHold } | LedgerError;
  */
 export const RECORD_AFTER_MS = 5_000;
 
+/**
+ * A settlement attempt still unanswered after this is given up and tried again. A
+ * transaction whose connection Postgres lost at the wrong moment can wait forever in the
+ * client (seen in the soak, issue 16: ten charges never landed, and the batcher's slots
+ * stayed taken); the attempt it abandons commits at most once anyway, since a post only
+ * matches a pending hold and a retry finds its holds written.
+ */
+export const SETTLE_ATTEMPT_MS = 5_000;
+
+function withinDeadline<T>(attempt: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer from Postgres within ${SETTLE_ATTEMPT_MS} ms`)),
+      SETTLE_ATTEMPT_MS,
+    );
+  });
+  return Promise.race([attempt, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** How a call ends, money-wise: a charge of what the provider reports, or nothing. */
 export type TextSettlement =
   | {
@@ -70,11 +90,14 @@ export function createTextLedger({
     const releases = items.filter((item) => item.type === "release");
     const staged = await sql.begin(async (raw) => {
       const tx = raw as unknown as Sql;
-      // Holds of short calls are written here, with their charge.
+      // Holds of short calls are written here, with their charge. One already written was
+      // this settlement's own, committed by an attempt whose answer was lost (the
+      // connection dropped during COMMIT) or by the journal's recovery: it is posted as
+      // `existed`, and Redis still hears of its charge.
       const unwritten = items
         .filter((item) => item.hold.recording === null)
         .map((item) => item.hold.input);
-      await ledger.recordHolds(tx, unwritten);
+      await ledger.recordHolds(tx, unwritten, { keepExisting: true });
       for (const item of posts)
         if (item.amountQuota > item.hold.input.amountQuota)
           await tx`update holds set amount_quota = ${item.amountQuota}
@@ -106,7 +129,7 @@ export function createTextLedger({
   const settler = createBatcher<TextSettlement, true>(
     async (items) => {
       try {
-        await settleBatch(items);
+        await withinDeadline(settleBatch(items));
         return items.map(() => ({ ok: true, value: true }));
       } catch (error) {
         // One bad item must not sink the others: each goes alone, with its own outcome.
@@ -114,7 +137,7 @@ export function createTextLedger({
         return Promise.all(
           items.map(async (item) => {
             try {
-              await settleBatch([item]);
+              await withinDeadline(settleBatch([item]));
               return { ok: true as const, value: true as const };
             } catch (alone) {
               return { ok: false as const, error: alone };
