@@ -112,6 +112,7 @@ export async function recoverCharges(
           details: charge.details,
         }))
         .sort((a, b) => Number(a.userId - b.userId)),
+      { capToFunds: true },
     );
   });
   await staged.afterCommit().catch(() => {});

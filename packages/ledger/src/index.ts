@@ -9,5 +9,5 @@ export type { Prepaid, RefundResult } from "./prepay.ts";
 export type { ReconcileReport } from "./reconcile.ts";
 export { walletKeys } from "./scripts.ts";
 export type { Staged } from "./settle.ts";
-export type { PostItem } from "./settle-many.ts";
+export type { PostItem, PostManyOptions } from "./settle-many.ts";
 export type * from "./types.ts";

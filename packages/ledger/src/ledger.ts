@@ -6,7 +6,7 @@ import { findHold, hold, recheck, recordHold, recordHolds, reserve } from "./hol
 import { prepay, refundWithin } from "./prepay.ts";
 import { reconcile } from "./reconcile.ts";
 import { post, postWithin, voidHold, voidWithin } from "./settle.ts";
-import { type PostItem, postMany, voidMany } from "./settle-many.ts";
+import { type PostItem, type PostManyOptions, postMany, voidMany } from "./settle-many.ts";
 import type { ChargeDetails, HoldInput } from "./types.ts";
 import { loadWallet, readWallet, resyncWallet, syncKeyBudget } from "./wallet.ts";
 
@@ -52,7 +52,8 @@ export function createLedger(options: LedgerOptions) {
      * Posts many holds in the caller's transaction: each account's balance and spend and
      * each key's budget change once per batch. One answer per hold; `afterCommit` once.
      */
-    postMany: (tx: Sql, items: PostItem[]) => postMany(ctx, tx, items),
+    postMany: (tx: Sql, items: PostItem[], options?: PostManyOptions) =>
+      postMany(ctx, tx, items, options),
     voidMany: (tx: Sql, holdIds: string[]) => voidMany(ctx, tx, holdIds),
     /**
      * Reserve -> charge -> refund (audio): admits the reserve in Redis; the caller charges

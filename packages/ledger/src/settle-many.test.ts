@@ -190,6 +190,50 @@ describe("recordHolds", () => {
   });
 });
 
+describe("postMany capped to funds", () => {
+  test("charges past the balance or a key's budget are cut to what is left, in batch order", async () => {
+    const userId = await seedUser(store.sql, 1_000n);
+    const keyId = await seedKey(store.sql, userId, 600n);
+    // Holds a flush let through: Postgres has them, but together they exceed the funds.
+    const inputs = [
+      { holdId: `cap-1-${userId}`, userId, keyId, amountQuota: 400n },
+      { holdId: `cap-2-${userId}`, userId, keyId, amountQuota: 400n },
+      { holdId: `cap-3-${userId}`, userId, keyId: null, amountQuota: 500n },
+    ];
+    await tx((sql) => ledger.recordHolds(sql, inputs));
+    const staged = await store.sql.begin((raw) =>
+      ledger.postMany(
+        raw as unknown as Sql,
+        inputs.map((input) => ({ holdId: input.holdId, userId, amountQuota: input.amountQuota })),
+        { capToFunds: true },
+      ),
+    );
+    await staged.afterCommit();
+    expect(staged.result.map((answer) => answer.ok && answer.postedQuota)).toEqual([
+      400n,
+      200n, // the key's budget has 200 left
+      200n, // the balance has 200 left once the first two are counted at what they asked
+    ]);
+    const [row] = await store.sql<{ balance: bigint; used: bigint }[]>`
+      select u.balance_quota as balance, k.used_quota as used
+      from users u join api_keys k on k.user_id = u.id where u.id = ${userId}`;
+    expect(row).toEqual({ balance: 200n, used: 600n });
+    const entries = await store.sql<
+      { hold_id: string; other: { uncapped_quota?: string } | null }[]
+    >`
+      select hold_id, other from ledger_entries where user_id = ${userId} and kind = 'charge'
+      order by hold_id`;
+    expect(entries.map((entry) => entry.other?.uncapped_quota ?? null)).toEqual([
+      null,
+      "400",
+      "500",
+    ]);
+    const { balance, sum } = await ledgerSum(store.sql, userId);
+    expect(balance).toBe(sum);
+    expect((await ledger.readWallet(userId))?.balanceQuota).toBe(200n);
+  });
+});
+
 describe("a settlement batch and new holds of the same account", () => {
   test("a new hold is recorded while a batch holds the account's row (no key lock conflict)", async () => {
     const userId = await seedUser(store.sql, 10_000n);

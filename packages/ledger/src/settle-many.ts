@@ -13,6 +13,56 @@ export interface PostItem {
   details?: ChargeDetails;
 }
 
+export interface PostManyOptions {
+  /**
+   * Charges at most what each account's balance and each key's budget hold when the batch
+   * commits, so none goes below zero, whatever Redis admitted. For charges measured after
+   * the fact (text calls), whose holds a Redis flush may have let other calls spend; a
+   * capped charge keeps what it was owed in `other.uncapped_quota`.
+   */
+  capToFunds?: boolean;
+}
+
+/**
+ * The batch with each pending hold's amount capped, in batch order, at what its account
+ * and key have left once the batch's earlier holds are charged. Runs with the accounts
+ * locked; locks the keys (in id order, after the accounts, as every post does).
+ */
+async function capToFunds(tx: Sql, items: PostItem[]): Promise<PostItem[]> {
+  const ids = items.map((item) => item.holdId);
+  await tx`
+    select id from api_keys where id in (select key_id from holds where id = any(${ids}))
+    order by id for no key update`;
+  const rows = await tx<{ id: string; capped: bigint }[]>`
+    with v as (
+      select * from unnest(
+        ${ids}::text[], ${items.map((item) => item.amountQuota.toString())}::bigint[]
+      ) with ordinality as v(id, amount, n)
+    ), h as (
+      select v.id, v.n, v.amount, holds.user_id, holds.key_id
+      from v join holds on holds.id = v.id and holds.state = 'pending'
+    ), r as (
+      select h.*,
+        sum(h.amount) over (partition by h.user_id order by h.n) - h.amount as user_before,
+        sum(h.amount) over (partition by h.key_id order by h.n) - h.amount as key_before
+      from h
+    )
+    select r.id, greatest(0, least(
+      r.amount,
+      u.balance_quota - r.user_before,
+      case when k.quota_limit is null then r.amount
+           else k.quota_limit - k.used_quota - r.key_before end
+    ))::bigint as capped
+    from r join users u on u.id = r.user_id left join api_keys k on k.id = r.key_id`;
+  const capped = new Map(rows.map((row) => [row.id, row.capped]));
+  return items.map((item) => {
+    const amount = capped.get(item.holdId);
+    if (amount === undefined || amount >= item.amountQuota) return item;
+    const other = { ...(item.details?.other ?? {}), uncapped_quota: item.amountQuota.toString() };
+    return { ...item, amountQuota: amount, details: { ...item.details, other } };
+  });
+}
+
 /** Why holds matched no pending row: answered per hold, as `post`/`void` would. */
 async function statesOf(tx: Sql, ids: string[]) {
   if (ids.length === 0) return new Map<string, HoldRow>();
@@ -33,15 +83,17 @@ async function statesOf(tx: Sql, ids: string[]) {
 export async function postMany(
   ctx: LedgerContext,
   tx: Sql,
-  items: PostItem[],
+  batch: PostItem[],
+  options: PostManyOptions = {},
 ): Promise<Staged<PostResult[]>> {
-  if (items.length === 0) return { result: [], afterCommit: async () => {} };
-  for (const item of items)
+  if (batch.length === 0) return { result: [], afterCommit: async () => {} };
+  for (const item of batch)
     if (item.amountQuota < 0n) throw new RangeError("a posted amount cannot be negative");
-  const users = [...new Set(items.map((item) => item.userId))].sort((a, b) =>
+  const users = [...new Set(batch.map((item) => item.userId))].sort((a, b) =>
     a < b ? -1 : a > b ? 1 : 0,
   );
   await tx`select id from users where id = any(${users.map(String)}::bigint[]) order by id for no key update`;
+  const items = options.capToFunds ? await capToFunds(tx, batch) : batch;
   const column = <T>(pick: (item: PostItem) => T) => items.map(pick);
   const posted = await tx<(HoldRow & { entry_id: bigint; hold_version: bigint })[]>`
     with v as (

@@ -112,6 +112,8 @@ export function createTextLedger({
             amountQuota: item.amountQuota,
             details: item.details,
           })),
+        // A flush may have let other calls spend what this call's hold reserved.
+        { capToFunds: true },
       );
       const voided = await ledger.voidMany(
         tx,
