@@ -219,11 +219,11 @@ describe("postMany capped to funds", () => {
       from users u join api_keys k on k.user_id = u.id where u.id = ${userId}`;
     expect(row).toEqual({ balance: 200n, used: 600n });
     const entries = await store.sql<
-      { hold_id: string; other: { uncapped_quota?: string } | null }[]
+      { hold_id: string; other: { capped_from_quota?: string } | null }[]
     >`
       select hold_id, other from ledger_entries where user_id = ${userId} and kind = 'charge'
       order by hold_id`;
-    expect(entries.map((entry) => entry.other?.uncapped_quota ?? null)).toEqual([
+    expect(entries.map((entry) => entry.other?.capped_from_quota ?? null)).toEqual([
       null,
       "400",
       "500",

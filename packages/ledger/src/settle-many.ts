@@ -18,7 +18,7 @@ export interface PostManyOptions {
    * Charges at most what each account's balance and each key's budget hold when the batch
    * commits, so none goes below zero, whatever Redis admitted. For charges measured after
    * the fact (text calls), whose holds a Redis flush may have let other calls spend; a
-   * capped charge keeps what it was owed in `other.uncapped_quota`.
+   * capped charge keeps what it was owed in `other.capped_from_quota`.
    */
   capToFunds?: boolean;
 }
@@ -58,7 +58,10 @@ async function capToFunds(tx: Sql, items: PostItem[]): Promise<PostItem[]> {
   return items.map((item) => {
     const amount = capped.get(item.holdId);
     if (amount === undefined || amount >= item.amountQuota) return item;
-    const other = { ...(item.details?.other ?? {}), uncapped_quota: item.amountQuota.toString() };
+    const other = {
+      ...(item.details?.other ?? {}),
+      capped_from_quota: item.amountQuota.toString(),
+    };
     return { ...item, amountQuota: amount, details: { ...item.details, other } };
   });
 }
