@@ -13,9 +13,20 @@ export interface HoldRow {
   amount_quota: bigint;
   state: HoldState;
   posted_quota: bigint | null;
-  /** The owner's wallet version the post set (null while pending, voided, or from before). */
-  resolved_version: bigint | null;
+  /**
+   * The owner's wallet version its post set, from its charge entry (null while pending,
+   * voided, or posted before versions were kept); only `readHolds` fills it.
+   */
+  resolved_version?: bigint | null;
   expires_at: Date;
+}
+
+/** Holds by id with the wallet version of their post, from their charge entries. */
+export function readHolds(sql: Sql, ids: string[]): Promise<HoldRow[]> {
+  return sql<HoldRow[]>`
+    select h.*, e.wallet_version as resolved_version
+    from holds h left join ledger_entries e on e.business_key = h.id || ':charge'
+    where h.id = any(${ids})`;
 }
 
 export function toHoldRecord(row: HoldRow): HoldRecord {
@@ -167,8 +178,7 @@ async function confirm(
 
 /** A hold's state in Postgres and the version of its post, for confirmHold-3.lua. */
 async function holdState(ctx: LedgerContext, holdId: string): Promise<[string, bigint]> {
-  const [row] = await ctx.sql<{ state: HoldState; resolved_version: bigint | null }[]>`
-    select state, resolved_version from holds where id = ${holdId}`;
+  const [row] = await readHolds(ctx.sql, [holdId]);
   // A hold with no row was never committed (a recheck of a rolled-back one): nothing to count.
   if (!row) return ["voided", 0n];
   return [row.state, row.resolved_version ?? 0n];

@@ -1,6 +1,6 @@
 import { runLua } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import type { HoldRow } from "./holds.ts";
+import { readHolds } from "./holds.ts";
 import { scripts, walletStateKeys } from "./scripts.ts";
 import { postedHold, voidHold } from "./settle.ts";
 import { applyPosts, closeHolds } from "./wallet-change.ts";
@@ -78,7 +78,7 @@ async function reconcileHolds(
   const entries = await ctx.redis.hgetall(holdsKey);
   const ids = Object.keys(entries);
   if (ids.length === 0) return;
-  const rows = await ctx.sql<HoldRow[]>`select * from holds where id = any(${ids})`;
+  const rows = await readHolds(ctx.sql, ids);
   const byId = new Map(rows.map((row) => [row.id, row]));
   for (const id of ids) {
     const row = byId.get(id);

@@ -1,6 +1,6 @@
 import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import type { HoldRow } from "./holds.ts";
+import { type HoldRow, readHolds } from "./holds.ts";
 import { postedHold, type Staged } from "./settle.ts";
 import type { ChargeDetails, PostResult, VoidResult } from "./types.ts";
 import { applyPosts, closeHolds, type PostedHold } from "./wallet-change.ts";
@@ -69,7 +69,7 @@ async function capToFunds(tx: Sql, items: PostItem[]): Promise<PostItem[]> {
 /** Why holds matched no pending row: answered per hold, as `post`/`void` would. */
 async function statesOf(tx: Sql, ids: string[]) {
   if (ids.length === 0) return new Map<string, HoldRow>();
-  const rows = await tx<HoldRow[]>`select * from holds where id = any(${ids})`;
+  const rows = await readHolds(tx, ids);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -79,7 +79,7 @@ async function statesOf(tx: Sql, ids: string[]) {
  * its amount) to `posted`, writes their charge entries (business key `<holdId>:charge`),
  * and updates each account's balance and spend once and each key's used budget once,
  * whatever the number of its holds in the batch. Each posted hold takes a wallet version
- * of its own (`resolved_version`), so Redis takes each charge exactly once however its
+ * of its own (kept on its charge entry), so Redis takes each charge exactly once however its
  * update comes (with the batch, again on a retry, from the reconciler). A hold that is not pending gets its own answer (`existed`, `hold_voided`,
  * `exceeds_hold`, `hold_not_found`) while the others land.
  */
@@ -122,14 +122,6 @@ export async function postMany(
       where h.id = v.id and h.id in (select id from locked) and h.state = 'pending'
         and h.amount_quota >= v.amount
       returning h.*
-    ), entry as (
-      insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
-        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
-        is_stream, other)
-      select hold.user_id, hold.key_id, hold.id, 'charge', -hold.posted_quota, hold.id || ':charge',
-        coalesce(v.request_id, hold.id), v.model, v.pt, v.ct, v.crt, v.cwt, v.stream = 1, v.other::jsonb
-      from hold join v on v.id = hold.id
-      returning id, hold_id
     ), account as (
       update users u set balance_quota = u.balance_quota - s.total,
                          spent_quota = u.spent_quota + s.total,
@@ -138,24 +130,26 @@ export async function postMany(
             from hold group by user_id) s
       where u.id = s.user_id
       returning u.id, u.wallet_version
+    ), entry as (
+      -- Each posted hold gets a version of its own (the account's last ones, in hold id
+      -- order), kept on its charge entry, so a repeat of one hold's post is one whole change.
+      insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
+        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
+        is_stream, other, wallet_version)
+      select hold.user_id, hold.key_id, hold.id, 'charge', -hold.posted_quota, hold.id || ':charge',
+        coalesce(v.request_id, hold.id), v.model, v.pt, v.ct, v.crt, v.cwt, v.stream = 1, v.other::jsonb,
+        account.wallet_version - count(*) over (partition by hold.user_id)
+          + row_number() over (partition by hold.user_id order by hold.id)
+      from hold join v on v.id = hold.id join account on account.id = hold.user_id
+      returning id, hold_id, wallet_version
     ), key as (
       update api_keys k set used_quota = k.used_quota + s.total
       from (select key_id, sum(posted_quota) as total from hold
             where key_id is not null group by key_id) s
       where k.id = s.key_id
     )
-    -- Each posted hold gets a version of its own (the account's last ones, in hold id
-    -- order), so a repeat of one hold's post is one whole change.
-    select hold.*, entry.id as entry_id,
-           account.wallet_version - count(*) over (partition by hold.user_id)
-             + row_number() over (partition by hold.user_id order by hold.id) as hold_version
-    from hold join entry on entry.hold_id = hold.id join account on account.id = hold.user_id`;
-  if (posted.length > 0)
-    await tx`
-      update holds h set resolved_version = v.version
-      from unnest(${posted.map((row) => row.id)}::text[],
-                  ${posted.map((row) => row.hold_version.toString())}::bigint[]) as v(id, version)
-      where h.id = v.id`;
+    select hold.*, entry.id as entry_id, entry.wallet_version as hold_version
+    from hold join entry on entry.hold_id = hold.id`;
   const byId = new Map(posted.map((row) => [row.id, row]));
   const others = await statesOf(
     tx,

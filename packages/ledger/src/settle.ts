@@ -1,6 +1,6 @@
 import type { Sql } from "@gw/store";
 import type { LedgerContext } from "./context.ts";
-import { findHold, type HoldRow } from "./holds.ts";
+import { findHold, type HoldRow, readHolds } from "./holds.ts";
 import type { ChargeDetails, PostResult, VoidResult } from "./types.ts";
 import { applyPosts, closeHolds, type PostedHold } from "./wallet-change.ts";
 
@@ -36,8 +36,8 @@ const nothing = async () => {};
 
 /**
  * `post` inside the caller's transaction (`tx`), so a task's completion and its charge
- * commit together. The post bumps the owner's wallet version and the hold keeps it
- * (`resolved_version`): Redis learns of the charge through `afterCommit`, at that
+ * commit together. The post bumps the owner's wallet version and its charge entry keeps
+ * it (`ledger_entries.wallet_version`): Redis learns of the charge through `afterCommit`, at that
  * version, so a rebuilt wallet never takes it twice; if the process dies before that,
  * the reconciler closes the reservation and mends the balance from what Postgres says.
  */
@@ -54,22 +54,23 @@ export async function postWithin(
       update holds set state = 'posted', posted_quota = ${amountQuota}, resolved_at = now()
       where id = ${holdId} and state = 'pending' and amount_quota >= ${amountQuota}
       returning *
-    ), entry as (
-      insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
-        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
-        is_stream, other)
-      select user_id, key_id, id, 'charge', ${-amountQuota}, ${`${holdId}:charge`},
-        ${details.requestId ?? holdId}, ${details.model ?? null}, ${details.promptTokens ?? 0},
-        ${details.completionTokens ?? 0}, ${details.cacheReadTokens ?? 0}, ${details.cacheWriteTokens ?? 0},
-        ${details.isStream ?? false}, ${details.other ? tx.json(details.other as never) : null}
-      from hold
-      returning id
     ), account as (
       update users set balance_quota = balance_quota - ${amountQuota},
                        spent_quota = spent_quota + ${amountQuota},
                        wallet_version = wallet_version + 1
       where id = (select user_id from hold)
       returning wallet_version
+    ), entry as (
+      insert into ledger_entries (user_id, key_id, hold_id, kind, delta_quota, business_key,
+        request_id, model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens,
+        is_stream, other, wallet_version)
+      select user_id, key_id, id, 'charge', ${-amountQuota}, ${`${holdId}:charge`},
+        ${details.requestId ?? holdId}, ${details.model ?? null}, ${details.promptTokens ?? 0},
+        ${details.completionTokens ?? 0}, ${details.cacheReadTokens ?? 0}, ${details.cacheWriteTokens ?? 0},
+        ${details.isStream ?? false}, ${details.other ? tx.json(details.other as never) : null},
+        account.wallet_version
+      from hold, account
+      returning id
     ), key as (
       update api_keys set used_quota = used_quota + ${amountQuota}
       where id = (select key_id from hold)
@@ -77,7 +78,6 @@ export async function postWithin(
     select hold.*, entry.id as entry_id, account.wallet_version from hold, entry, account`;
   if (posted) {
     const version = posted.wallet_version;
-    await tx`update holds set resolved_version = ${version} where id = ${holdId}`;
     const change = { ...postedHold(posted), postedQuota: amountQuota, version };
     return {
       result: { ok: true, existed: false, postedQuota: amountQuota, entryId: posted.entry_id },
@@ -97,7 +97,7 @@ async function explainUnposted(
     result: { ok: false as const, code },
     afterCommit: nothing,
   });
-  const [hold] = await ctx.sql<HoldRow[]>`select * from holds where id = ${holdId}`;
+  const [hold] = await readHolds(ctx.sql, [holdId]);
   if (!hold) return refused("hold_not_found");
   if (hold.state === "voided") return refused("hold_voided");
   if (hold.state === "pending") {
@@ -161,6 +161,6 @@ export function postedHold(row: HoldRow): PostedHold {
     userId: row.user_id,
     keyId: row.key_id,
     postedQuota: row.posted_quota ?? 0n,
-    version: row.resolved_version,
+    version: row.resolved_version ?? null,
   };
 }
