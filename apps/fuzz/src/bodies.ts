@@ -1,7 +1,7 @@
+import type { Random } from "@gw/random";
 import type { Role } from "./draft.ts";
 import type { Operation } from "./openapi.ts";
 import { PUBLIC_URLS } from "./pools.ts";
-import type { Random } from "./random.ts";
 import { type Hint, plausible } from "./values.ts";
 import { areaOf, mediaModels, ownerOf, tasksOf, type World } from "./world.ts";
 

@@ -1,3 +1,4 @@
+import { Random } from "@gw/random";
 import { type Draft, encodeDraft, type Role, type WireRequest } from "./draft.ts";
 import { AUTH_MUTATIONS } from "./mutate-auth.ts";
 import { BODY_MUTATIONS, strayBody } from "./mutate-bodies.ts";
@@ -10,7 +11,6 @@ import { URL_MUTATIONS } from "./mutate-urls.ts";
 import type { Mutation } from "./mutation.ts";
 import { plausibleDraft } from "./plausible.ts";
 import { protectFixture } from "./protect.ts";
-import { Random } from "./random.ts";
 import { isPaid, type World } from "./world.ts";
 
 /** A plausible request left as it is: the baseline that lets paid calls complete. */

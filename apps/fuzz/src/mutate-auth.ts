@@ -1,7 +1,7 @@
+import type { Random } from "@gw/random";
 import type { Draft, Role } from "./draft.ts";
 import type { Mutation } from "./mutation.ts";
 import { applyCredential } from "./plausible.ts";
-import type { Random } from "./random.ts";
 import { FUZZ_ADMIN_TOKEN } from "./stack.ts";
 import { isPaid, secretOf } from "./world.ts";
 

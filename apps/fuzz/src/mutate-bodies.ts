@@ -1,6 +1,6 @@
+import type { Random } from "@gw/random";
 import type { Draft } from "./draft.ts";
 import { type Mutation, shortly } from "./mutation.ts";
-import type { Random } from "./random.ts";
 
 /** Mutations of a whole body: size, nesting, encoding, media type, and not-JSON at all. */
 

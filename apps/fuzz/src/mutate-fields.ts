@@ -1,8 +1,8 @@
+import type { Random } from "@gw/random";
 import type { Draft } from "./draft.ts";
 import { getAt, type JsonPath, label, type Mutation, pathsOf, setAt, shortly } from "./mutation.ts";
 import type { Schema } from "./openapi.ts";
 import { EDGE_NUMBERS, HOSTILE_STRINGS, RAW_NUMBER_TOKENS, rawToken } from "./pools.ts";
-import type { Random } from "./random.ts";
 import { schemaAt, typesOf } from "./values.ts";
 import { areaOf, type World } from "./world.ts";
 

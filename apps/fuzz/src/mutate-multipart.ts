@@ -1,8 +1,8 @@
 import { jpegBomb, pngBomb, webpBomb } from "@gw/providers/testing";
+import type { Random } from "@gw/random";
 import type { Draft, DraftBody, Part } from "./draft.ts";
 import type { Mutation } from "./mutation.ts";
 import { solidPng } from "./png.ts";
-import type { Random } from "./random.ts";
 import { areaOf } from "./world.ts";
 
 /**

@@ -1,7 +1,7 @@
+import type { Random } from "@gw/random";
 import type { Draft } from "./draft.ts";
 import type { Mutation } from "./mutation.ts";
 import { HOSTILE_SEGMENTS } from "./pools.ts";
-import type { Random } from "./random.ts";
 import { areaOf, ownerOf, tasksOf, type World } from "./world.ts";
 
 /** Mutations of path and query parameters: others' ids, wrong kinds, edges, encodings. */

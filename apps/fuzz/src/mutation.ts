@@ -1,5 +1,5 @@
+import type { Random } from "@gw/random";
 import type { Draft } from "./draft.ts";
-import type { Random } from "./random.ts";
 import type { World } from "./world.ts";
 
 /** One kind of damage a case may do to a plausible request. */

@@ -1,8 +1,8 @@
+import type { Random } from "@gw/random";
 import { plausibleJson } from "./bodies.ts";
 import type { Draft, DraftBody, Part, Role } from "./draft.ts";
 import type { Operation, Param } from "./openapi.ts";
 import { solidPng } from "./png.ts";
-import type { Random } from "./random.ts";
 import { plausible } from "./values.ts";
 import { areaOf, ownerOf, secretOf, tasksOf, type World } from "./world.ts";
 

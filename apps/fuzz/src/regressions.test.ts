@@ -1,6 +1,8 @@
 // Regressions: bugs the fuzzer found in code outside apps/fuzz, fixed in their packages.
 // Each test sends the finding's request to a real api process and expects the fixed
-// answer, end to end; the packages keep their own unit tests.
+// answer, end to end; the packages keep their own unit tests. (The "found as" lines name
+// seeds of the fuzzer's first generator; since it shares @gw/random with the soak, those
+// seeds draw other cases.)
 import { afterAll, expect, test } from "bun:test";
 import { Client } from "./client.ts";
 import { startFuzzStack } from "./stack.ts";

@@ -1,5 +1,5 @@
+import type { Random } from "@gw/random";
 import type { Schema } from "./openapi.ts";
-import type { Random } from "./random.ts";
 
 /**
  * Supplies a plausible value for a named field, when the name says more than its schema

@@ -1,5 +1,5 @@
 import { appendFileSync } from "node:fs";
-import type { Random } from "./random.ts";
+import type { Random } from "@gw/random";
 
 export const QUOTA_PER_USD = 500_000n;
 
@@ -62,7 +62,7 @@ export async function createPopulation(
 ): Promise<Population> {
   const accounts: SoakAccount[] = [];
   for (let i = 0; i < counts.accounts; i++) {
-    const tier = random.weighted({ dry: 20, normal: 60, rich: 20 });
+    const tier = random.weightedKey({ dry: 20, normal: 60, rich: 20 });
     const cents =
       tier === "dry"
         ? random.int(30, 150)

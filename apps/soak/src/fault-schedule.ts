@@ -1,5 +1,5 @@
+import type { Random } from "@gw/random";
 import type { FaultCounts } from "./options.ts";
-import type { Random } from "./random.ts";
 
 export type FaultKind = keyof FaultCounts;
 

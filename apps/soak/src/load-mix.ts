@@ -1,4 +1,4 @@
-import type { Random } from "./random.ts";
+import type { Random } from "@gw/random";
 
 /** The paid calls the soak makes. */
 export type CallKind =
@@ -179,7 +179,7 @@ export function createPlanner(random: Random, keys: number, seed: number) {
       };
       return plan;
     }
-    const kind = random.weighted(MIX);
+    const kind = random.weightedKey(MIX);
     const stream = isText(kind) && random.chance(0.5);
     const media = !isText(kind);
     let disconnect: Disconnect | null = null;

@@ -1,4 +1,4 @@
-import { freshSeed } from "./random.ts";
+import { freshSeed } from "@gw/random";
 
 /** How many faults of each kind a run injects. */
 export interface FaultCounts {

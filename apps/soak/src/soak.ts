@@ -1,3 +1,4 @@
+import { Random } from "@gw/random";
 import { adminClient, createPopulation, type Population } from "./accounts.ts";
 import type { Check } from "./check.ts";
 import type { ApiTarget, CallRecord } from "./client.ts";
@@ -12,7 +13,6 @@ import { loadTaskMoney, type TaskMoney, taskChecks } from "./invariants-tasks.ts
 import { runLoad } from "./load.ts";
 import { createPlanner } from "./load-mix.ts";
 import type { SoakOptions } from "./options.ts";
-import { Random } from "./random.ts";
 import type { SoakResult } from "./report.ts";
 import { startUpstreams, type Upstreams } from "./upstreams.ts";
 

@@ -1,4 +1,4 @@
-import type { Random } from "./random.ts";
+import type { Random } from "@gw/random";
 
 /** What the front does with one generating request instead of passing it on as is. */
 export type UpstreamFault =
@@ -129,7 +129,7 @@ export function startFaultFront(options: FaultFrontOptions): FaultFront {
   const count = (what: UpstreamFault | "stalled") => counts.set(what, (counts.get(what) ?? 0) + 1);
   let stalledUntil = 0;
   const decide = (): UpstreamFault =>
-    options.random.chance(options.faultRate) ? options.random.weighted(FAULT_WEIGHTS) : "pass";
+    options.random.chance(options.faultRate) ? options.random.weightedKey(FAULT_WEIGHTS) : "pass";
 
   const handle = async (req: Request): Promise<Response> => {
     const target = options.route(new URL(req.url).pathname);

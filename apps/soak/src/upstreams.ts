@@ -6,7 +6,7 @@ import {
   startQueueStub,
   startSpeechStub,
 } from "@gw/providers/testing";
-import type { Random } from "./random.ts";
+import type { Random } from "@gw/random";
 import { type FaultFront, startFaultFront } from "./upstream-faults.ts";
 
 /** The stub upstreams of every provider kind, each behind a front that fails on a schedule. */

@@ -3,6 +3,7 @@
 // rebuilt wallet missed or loaded unchecked is checked again when it is confirmed, so a
 // flush may refuse a hold but never over-commit by one unit.
 import { describe, expect, test } from "bun:test";
+import { Random } from "@gw/random";
 import { createTestStore } from "@gw/store/testing";
 import { ledgerSum, seedKey, seedUser } from "./fixtures.ts";
 import { createLedger } from "./ledger.ts";
@@ -11,16 +12,10 @@ import { loadingKey, walletKeys } from "./scripts.ts";
 const store = await createTestStore({ poolMax: 20 });
 const ledger = createLedger({ sql: store.sql, redis: store.redis, prefix: store.prefix });
 
-/** A small deterministic generator, so a failing seed can be run again. */
+/** The draws of a seeded source, so a failing seed can be run again. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const source = new Random(seed);
+  return () => source.next();
 }
 
 interface Totals {

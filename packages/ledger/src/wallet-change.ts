@@ -48,7 +48,7 @@ export interface PostedHold {
 }
 
 /** One change per owner: its posted holds closed and each one's charge at its version. */
-export function postedChanges(posted: PostedHold[]): WalletChange[] {
+function postedChanges(posted: PostedHold[]): WalletChange[] {
   const changes = new Map<bigint, WalletChange>();
   for (const hold of posted) {
     let change = changes.get(hold.userId);

@@ -5,6 +5,7 @@
 // milliseconds, and updates are lost now and then (a process killed after its commit).
 // After the reconciler's passes no change may be lost or doubled.
 import { expect, test } from "bun:test";
+import { Random } from "@gw/random";
 import type { Sql } from "@gw/store";
 import { createTestStore } from "@gw/store/testing";
 import { ledgerSum, seedKey, seedUser } from "../fixtures.ts";
@@ -15,15 +16,10 @@ const store = await createTestStore({ poolMax: 20 });
 const { sql, redis, prefix } = store;
 const ledger = createLedger({ sql, redis, prefix });
 
+/** The draws of a seeded source, so a failing seed can be run again. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const source = new Random(seed);
+  return () => source.next();
 }
 
 const pause = (next: () => number, ms: number) => Bun.sleep(Math.floor(next() * ms));

@@ -1,9 +1,25 @@
-// Proves the seeded source: the same (seed, case) always draws the same numbers, whatever
-// ran before, and neighbouring cases and seeds draw different ones.
+// Proves the seeded source: a seed draws the numbers it always drew (so a soak seed
+// repeats its run), the same (seed, case) draws the same numbers whatever ran before,
+// and neighbouring cases and seeds draw different ones.
 import { expect, test } from "bun:test";
 import { Random } from "./random.ts";
 
-const draws = (random: Random) => Array.from({ length: 8 }, () => random.uint32());
+const draws = (random: Random, length = 8) => Array.from({ length }, () => random.uint32());
+
+test("a seed draws what it always drew", () => {
+  expect(draws(new Random(16), 6)).toEqual([
+    3229448919, 2618730479, 246375841, 922280361, 662204326, 309209915,
+  ]);
+  expect(new Random(132348045).fork("calls").uint32()).toBe(2079532798);
+});
+
+test("fork streams depend on the seed and the name only", () => {
+  const random = new Random(5);
+  const first = draws(random.fork("a"));
+  draws(random);
+  expect(draws(random.fork("a"))).toEqual(first);
+  expect(draws(random.fork("b"))).not.toEqual(first);
+});
 
 test("a case's stream depends only on its seed and index", () => {
   const first = draws(Random.forCase(7, 42));
@@ -30,5 +46,6 @@ test("int, pick and weighted stay within their ranges", () => {
         [1, "always"],
       ]),
     ).toBe("always");
+    expect(random.weightedKey({ never: 0, always: 1 })).toBe("always");
   }
 });
